@@ -1,0 +1,179 @@
+package store
+
+// CONTRACT: the record types and the method set below are what
+// internal/orchestrator consumes. Implementations replace the panics.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned when a row does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// Task states and session states (DESIGN §2).
+const (
+	TaskTodo       = "TODO"
+	TaskInProgress = "IN_PROGRESS"
+	TaskReview     = "REVIEW"
+	TaskDone       = "DONE"
+	TaskCancelled  = "CANCELLED"
+
+	SessionCreated         = "CREATED"
+	SessionStarting        = "STARTING"
+	SessionRunning         = "RUNNING"
+	SessionWaitingForInput = "WAITING_FOR_INPUT"
+	SessionCompleted       = "COMPLETED"
+	SessionFailed          = "FAILED"
+	SessionCancelled       = "CANCELLED"
+)
+
+type Task struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	Agent       string    `json:"agent"`
+	Workdir     string    `json:"workdir"`
+	MaxAttempts int       `json:"max_attempts,omitempty"` // 0 = unset (policy budget)
+	State       string    `json:"state"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+type Session struct {
+	ID             string    `json:"id"`
+	TaskID         string    `json:"task_id"`
+	State          string    `json:"state"`
+	AgentSessionID string    `json:"agent_session_id,omitempty"` // ACP session id, for session/load
+	Generation     int64     `json:"generation"`                 // bumps on every user prompt and fresh start
+	LastSeq        int64     `json:"last_seq"`                   // seq of the newest event
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// Action is a button attached to a message.
+type Action struct {
+	ID      string         `json:"id"`
+	Label   string         `json:"label"`
+	Type    string         `json:"type"`   // "ws_request"
+	Action  string         `json:"action"` // e.g. "session.recover"
+	Payload map[string]any `json:"payload,omitempty"`
+}
+
+// Message is the current state of one chat item.
+type Message struct {
+	ID        string         `json:"id"`
+	SessionID string         `json:"session_id"`
+	TurnID    string         `json:"turn_id,omitempty"`
+	Seq       int64          `json:"seq"`               // seq of the event that created it; orders messages
+	Role      string         `json:"role"`              // user, agent, thought, tool, status
+	Variant   string         `json:"variant,omitempty"` // "", info, warning, error
+	Text      string         `json:"text"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	Actions   []Action       `json:"actions,omitempty"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+}
+
+// Event is one entry of a session's append-only event log.
+type Event struct {
+	SessionID string          `json:"session_id"`
+	Seq       int64           `json:"seq"`
+	Type      string          `json:"type"` // notification action, e.g. "session.message.added"
+	Payload   json.RawMessage `json:"payload"`
+	At        time.Time       `json:"at"`
+}
+
+// TextAppend appends streamed text to an existing message.
+type TextAppend struct {
+	MessageID string
+	Delta     string
+}
+
+// EventWrite is applied atomically: the event is appended (Seq must be
+// session.last_seq+1, else an error), sessions.last_seq advances, and the
+// optional changes are applied in the same transaction.
+type EventWrite struct {
+	Event         Event
+	UpsertMessage *Message    // insert or replace by ID
+	AppendText    *TextAppend // text = text || delta, updated_at = Event.At
+	DeleteMessage string      // message ID to delete
+	Session       *Session    // replace the session row (state, agent session id, generation; LastSeq is set by the store)
+	Task          *Task       // replace the task row
+}
+
+// Execution is one agent process run, for history and debugging.
+type Execution struct {
+	ID             string          `json:"id"`
+	SessionID      string          `json:"session_id"`
+	Generation     int64           `json:"generation"`
+	Attempt        int             `json:"attempt"`
+	StartedAt      time.Time       `json:"started_at"`
+	EndedAt        *time.Time      `json:"ended_at,omitempty"`
+	Outcome        string          `json:"outcome,omitempty"` // running, succeeded, failed, cancelled
+	Evidence       json.RawMessage `json:"evidence,omitempty"`
+	Classification json.RawMessage `json:"classification,omitempty"`
+}
+
+// Pending retry states.
+const (
+	RetryPending     = "pending"
+	RetryDispatching = "dispatching"
+)
+
+// PendingRetry is a parked transient retry, durable before its timer is armed.
+type PendingRetry struct {
+	SessionID   string         `json:"session_id"` // primary key: at most one per session
+	TaskID      string         `json:"task_id"`
+	Generation  int64          `json:"generation"`
+	Attempt     int            `json:"attempt"`      // the attempt that will run when it fires
+	MaxAttempts int            `json:"max_attempts"` // effective ceiling
+	Code        string         `json:"code"`
+	RuleID      string         `json:"rule_id"`
+	RetryAt     time.Time      `json:"retry_at"`
+	Prompt      string         `json:"prompt"` // cached prompt of the turn
+	Resume      bool           `json:"resume"` // resume the agent session (session/load) rather than start fresh
+	NoticeID    string         `json:"notice_id"`
+	State       string         `json:"state"`           // pending | dispatching
+	Extra       map[string]any `json:"extra,omitempty"` // room for coordination state (gate key, deadlines)
+	CreatedAt   time.Time      `json:"created_at"`
+}
+
+// DB is the SQLite store. Every method is safe for concurrent use.
+type DB struct{}
+
+// Open opens (creating if needed) dir/orchestratord.db, applies embedded
+// migrations, and refuses a corrupt file or a newer schema with a clear error.
+func Open(ctx context.Context, dir string) (*DB, error) { panic("unimplemented") }
+func (db *DB) Close() error                             { panic("unimplemented") }
+
+func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error    { panic("unimplemented") }
+func (db *DB) GetTask(ctx context.Context, id string) (Task, error)       { panic("unimplemented") }
+func (db *DB) ListTasks(ctx context.Context) ([]Task, error)              { panic("unimplemented") } // newest first
+func (db *DB) CreateSession(ctx context.Context, s Session) error         { panic("unimplemented") }
+func (db *DB) GetSession(ctx context.Context, id string) (Session, error) { panic("unimplemented") }
+func (db *DB) ListSessions(ctx context.Context, taskID string) ([]Session, error) {
+	panic("unimplemented")
+}                                                                     // oldest first
+func (db *DB) ListAllSessions(ctx context.Context) ([]Session, error) { panic("unimplemented") }
+func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error    { panic("unimplemented") }
+func (db *DB) ListMessages(ctx context.Context, sessionID string) ([]Message, error) {
+	panic("unimplemented")
+}                                                                         // by Seq
+func (db *DB) GetMessage(ctx context.Context, id string) (Message, error) { panic("unimplemented") }
+func (db *DB) ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]Event, error) {
+	panic("unimplemented")
+}
+func (db *DB) SaveExecution(ctx context.Context, e Execution) error       { panic("unimplemented") } // upsert
+func (db *DB) SavePendingRetry(ctx context.Context, r PendingRetry) error { panic("unimplemented") } // upsert by session
+func (db *DB) GetPendingRetry(ctx context.Context, sessionID string) (PendingRetry, error) {
+	panic("unimplemented")
+}
+
+// ClaimPendingRetry moves pending→dispatching iff generation and attempt match; false when not claimable.
+func (db *DB) ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error) {
+	panic("unimplemented")
+}
+func (db *DB) DeletePendingRetry(ctx context.Context, sessionID string) error { panic("unimplemented") }
+func (db *DB) ListPendingRetries(ctx context.Context) ([]PendingRetry, error) { panic("unimplemented") }
