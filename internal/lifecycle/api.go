@@ -1,10 +1,9 @@
 package lifecycle
 
-// CONTRACT STUB: the types and signatures below are what internal/orchestrator
-// consumes. The implementation replaces the panics; the signatures stay.
+// The types below are what internal/orchestrator consumes; Manager and
+// Execution live in manager.go and execution.go.
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -23,15 +22,22 @@ type Profile struct {
 	Permission string            `json:"permission,omitempty"` // "allow" | "reject"; "" = "allow"
 }
 
+// Profile.Permission values. The default is allow: agents run unattended in
+// the task's own workdir, and rejecting every tool call would stall them.
+const (
+	PermissionAllow  = "allow"
+	PermissionReject = "reject"
+)
+
 // EventKind names a streamed session/update.
 type EventKind string
 
 const (
-	EventAgentMessage   EventKind = "agent_message"   // Text is a chunk of assistant text
-	EventAgentThought   EventKind = "agent_thought"   // Text is a chunk of a thought
-	EventToolCall       EventKind = "tool_call"       // a new tool call
+	EventAgentMessage   EventKind = "agent_message"    // Text is a chunk of assistant text
+	EventAgentThought   EventKind = "agent_thought"    // Text is a chunk of a thought
+	EventToolCall       EventKind = "tool_call"        // a new tool call
 	EventToolCallUpdate EventKind = "tool_call_update" // status/title change of a tool call
-	EventPlan           EventKind = "plan"            // Text is a rendered plan
+	EventPlan           EventKind = "plan"             // Text is a rendered plan
 )
 
 // Event is one streamed update of the live turn (never a session/load replay).
@@ -60,14 +66,28 @@ type StartRequest struct {
 	// otherwise a new session is created (Execution.Resumed reports which).
 	ResumeSessionID string
 	// OnEvent receives live-turn updates in order from one goroutine owned by the
-	// Execution; it never runs inside the SDK's notification handler.
+	// Execution; it never runs inside the SDK's notification handler. Prompt and
+	// Close wait for that goroutine, so OnEvent must not call back into the
+	// Execution. May be nil.
 	OnEvent func(Event)
 }
 
 // PromptResult is a turn that ended without error.
 type PromptResult struct {
 	StopReason string // end_turn, cancelled, max_tokens, ...
+	// HadOutput and HadToolActivity describe the turn like the Evidence fields
+	// of the same name, so a cancelled turn can be judged for replay safety too.
+	HadOutput       bool
+	HadToolActivity bool
 }
+
+var (
+	// ErrClosed is returned by Start after Manager.Close and by Prompt after Execution.Close.
+	ErrClosed = errors.New("lifecycle: closed")
+	// ErrTurnInProgress is returned by Prompt while an earlier turn is still
+	// outstanding (a concurrent Prompt, or an agent that never answered session/cancel).
+	ErrTurnInProgress = errors.New("lifecycle: a turn is already in progress")
+)
 
 // FailureError is returned by Start and Prompt when the agent run failed; it
 // carries the evidence routingerr classifies.
@@ -83,37 +103,3 @@ func AsFailure(err error) (*FailureError, bool) {
 	ok := errors.As(err, &fe)
 	return fe, ok
 }
-
-// Manager owns every agent process it starts.
-type Manager struct{}
-
-func NewManager(cfg Config) (*Manager, error) { panic("unimplemented") }
-
-// Start launches an execution. ctx bounds only the start-up handshake.
-func (m *Manager) Start(ctx context.Context, req StartRequest) (*Execution, error) {
-	panic("unimplemented")
-}
-
-// Close tears down every live execution and waits for them.
-func (m *Manager) Close() error { panic("unimplemented") }
-
-// Execution is one agent process run.
-type Execution struct{}
-
-// AgentSessionID is the ACP session id (new or loaded).
-func (e *Execution) AgentSessionID() string { panic("unimplemented") }
-
-// Resumed reports whether session/load was used.
-func (e *Execution) Resumed() bool { panic("unimplemented") }
-
-// ReplayedUserPrompts are the user prompts the agent replayed during session/load, oldest first.
-func (e *Execution) ReplayedUserPrompts() []string { panic("unimplemented") }
-
-// Prompt sends one turn and blocks until it ends. Cancelling ctx sends
-// session/cancel and waits for the agent's answer (bounded by KillGrace).
-func (e *Execution) Prompt(ctx context.Context, text string) (PromptResult, error) {
-	panic("unimplemented")
-}
-
-// Close: session/cancel, SIGTERM to the process group, SIGKILL after the grace period; waits. Idempotent.
-func (e *Execution) Close() error { panic("unimplemented") }

@@ -1,17 +1,13 @@
 package store
 
-// CONTRACT: the record types and the method set below are what
-// internal/orchestrator consumes. Implementations replace the panics.
+// CONTRACT: the record types below and the method set of *DB (db.go,
+// tasks.go, sessions.go, events.go, messages.go, executions.go, retries.go)
+// are what internal/orchestrator consumes.
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"time"
 )
-
-// ErrNotFound is returned when a row does not exist.
-var ErrNotFound = errors.New("store: not found")
 
 // Task states and session states (DESIGN §2).
 const (
@@ -94,13 +90,21 @@ type TextAppend struct {
 // EventWrite is applied atomically: the event is appended (Seq must be
 // session.last_seq+1, else an error), sessions.last_seq advances, and the
 // optional changes are applied in the same transaction.
+//
+// The changes are applied in this order: session, upsert, append, delete,
+// task. UpsertMessage inserts (Seq 0 → Event.Seq, zero CreatedAt/UpdatedAt →
+// Event.At) or replaces the message's content; a replace keeps the stored Seq
+// and CreatedAt, because they describe the event that created the message.
+// The message must belong to Event.SessionID (an empty SessionID means that
+// one). AppendText on a missing message fails with ErrNotFound; deleting a
+// missing message is not an error. Any failure leaves everything unchanged.
 type EventWrite struct {
 	Event         Event
 	UpsertMessage *Message    // insert or replace by ID
 	AppendText    *TextAppend // text = text || delta, updated_at = Event.At
 	DeleteMessage string      // message ID to delete
-	Session       *Session    // replace the session row (state, agent session id, generation; LastSeq is set by the store)
-	Task          *Task       // replace the task row
+	Session       *Session    // replace the session row (state, agent session id, generation, updated_at; LastSeq is set by the store; ID must be Event.SessionID; TaskID and CreatedAt are immutable)
+	Task          *Task       // replace the task row (all but ID and CreatedAt); ErrNotFound if missing
 }
 
 // Execution is one agent process run, for history and debugging.
@@ -139,41 +143,3 @@ type PendingRetry struct {
 	Extra       map[string]any `json:"extra,omitempty"` // room for coordination state (gate key, deadlines)
 	CreatedAt   time.Time      `json:"created_at"`
 }
-
-// DB is the SQLite store. Every method is safe for concurrent use.
-type DB struct{}
-
-// Open opens (creating if needed) dir/orchestratord.db, applies embedded
-// migrations, and refuses a corrupt file or a newer schema with a clear error.
-func Open(ctx context.Context, dir string) (*DB, error) { panic("unimplemented") }
-func (db *DB) Close() error                             { panic("unimplemented") }
-
-func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error    { panic("unimplemented") }
-func (db *DB) GetTask(ctx context.Context, id string) (Task, error)       { panic("unimplemented") }
-func (db *DB) ListTasks(ctx context.Context) ([]Task, error)              { panic("unimplemented") } // newest first
-func (db *DB) CreateSession(ctx context.Context, s Session) error         { panic("unimplemented") }
-func (db *DB) GetSession(ctx context.Context, id string) (Session, error) { panic("unimplemented") }
-func (db *DB) ListSessions(ctx context.Context, taskID string) ([]Session, error) {
-	panic("unimplemented")
-}                                                                     // oldest first
-func (db *DB) ListAllSessions(ctx context.Context) ([]Session, error) { panic("unimplemented") }
-func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error    { panic("unimplemented") }
-func (db *DB) ListMessages(ctx context.Context, sessionID string) ([]Message, error) {
-	panic("unimplemented")
-}                                                                         // by Seq
-func (db *DB) GetMessage(ctx context.Context, id string) (Message, error) { panic("unimplemented") }
-func (db *DB) ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]Event, error) {
-	panic("unimplemented")
-}
-func (db *DB) SaveExecution(ctx context.Context, e Execution) error       { panic("unimplemented") } // upsert
-func (db *DB) SavePendingRetry(ctx context.Context, r PendingRetry) error { panic("unimplemented") } // upsert by session
-func (db *DB) GetPendingRetry(ctx context.Context, sessionID string) (PendingRetry, error) {
-	panic("unimplemented")
-}
-
-// ClaimPendingRetry moves pending→dispatching iff generation and attempt match; false when not claimable.
-func (db *DB) ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error) {
-	panic("unimplemented")
-}
-func (db *DB) DeletePendingRetry(ctx context.Context, sessionID string) error { panic("unimplemented") }
-func (db *DB) ListPendingRetries(ctx context.Context) ([]PendingRetry, error) { panic("unimplemented") }

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/orchestrator"
+	"github.com/orchestratord/orchestratord/internal/store"
+	"github.com/orchestratord/orchestratord/internal/wsapi"
+	"github.com/orchestratord/orchestratord/web"
+)
+
+type serveOptions struct {
+	addr       string
+	dataDir    string
+	token      string
+	agentsFile string
+	configFile string
+	logFormat  string
+	logLevel   string
+	retryScale float64
+	shutdown   time.Duration
+}
+
+func newServeCmd() *cobra.Command {
+	o := serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the daemon: web UI, WebSocket API and agents",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := bindEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			return serve(cmd.Context(), o, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:7420", "listen address (env ORCHESTRATORD_ADDR)")
+	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "data directory: SQLite file, token, workspaces (env ORCHESTRATORD_DATA_DIR)")
+	f.StringVar(&o.token, "token", "", "fixed access token; default: generated once and kept in the data dir (env ORCHESTRATORD_TOKEN)")
+	f.StringVar(&o.agentsFile, "agents", "", "YAML/JSON file with agent profiles, merged over the built-ins (env ORCHESTRATORD_AGENTS)")
+	f.StringVar(&o.configFile, "config", "", "YAML/JSON config file: agents and retry schedules (env ORCHESTRATORD_CONFIG)")
+	f.StringVar(&o.logFormat, "log-format", "console", "log format: console or json (env ORCHESTRATORD_LOG_FORMAT)")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error (env ORCHESTRATORD_LOG_LEVEL)")
+	f.Float64Var(&o.retryScale, "retry-scale", 1, "multiply every retry delay, for demos and tests (env ORCHESTRATORD_RETRY_SCALE)")
+	f.DurationVar(&o.shutdown, "shutdown-timeout", 15*time.Second, "bound on graceful shutdown (env ORCHESTRATORD_SHUTDOWN_TIMEOUT)")
+	return cmd
+}
+
+func newLogger(format, level string) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	var cfg zap.Config
+	switch format {
+	case "console":
+		cfg = zap.NewDevelopmentConfig()
+		cfg.DisableStacktrace = true
+	case "json":
+		cfg = zap.NewProductionConfig()
+	default:
+		return nil, fmt.Errorf("--log-format must be console or json, got %q", format)
+	}
+	cfg.Level = zap.NewAtomicLevelAt(lvl)
+	cfg.OutputPaths = []string{"stderr"}
+	return cfg.Build()
+}
+
+func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
+	log, err := newLogger(o.logFormat, o.logLevel)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+	if o.retryScale <= 0 {
+		return fmt.Errorf("--retry-scale must be > 0, got %v", o.retryScale)
+	}
+	dataDir, err := filepath.Abs(o.dataDir)
+	if err != nil {
+		return fmt.Errorf("--data-dir: %w", err)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	var files []fileConfig
+	for _, path := range []string{o.configFile, o.agentsFile} {
+		if path == "" {
+			continue
+		}
+		fc, err := loadFileConfig(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, fc)
+	}
+	base, err := builtinProfiles(dataDir)
+	if err != nil {
+		return err
+	}
+	profiles, err := mergeProfiles(base, files...)
+	if err != nil {
+		return err
+	}
+	policy, err := policyConfig(o.retryScale, files...)
+	if err != nil {
+		return err
+	}
+	token, generated, err := loadToken(dataDir, o.token)
+	if err != nil {
+		return err
+	}
+
+	db, err := store.Open(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	agents, err := lifecycle.NewManager(lifecycle.Config{Logger: log.Named("lifecycle")})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = agents.Close() }()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	svc, err := orchestrator.New(orchestrator.Config{
+		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
+		Logger: log.Named("orchestrator"), Policy: policy, Metrics: orchestrator.NewMetrics(reg),
+	})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = svc.Close() }()
+	if err := svc.Start(ctx); err != nil {
+		return err
+	}
+	api, err := wsapi.New(wsapi.Config{Service: svc, Token: token, Logger: log.Named("wsapi"), Static: web.Static()})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = api.Close() }()
+
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/", api.Handler())
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.addr, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	url := fmt.Sprintf("http://%s/?token=%s", displayAddr(ln.Addr().String()), token)
+	log.Info("orchestratord listening", zap.String("addr", ln.Addr().String()), zap.String("data_dir", dataDir),
+		zap.String("agents", profileNames(profiles)), zap.Float64("retry_scale", o.retryScale))
+	if generated {
+		fmt.Fprintf(stdout, "A new access token was generated and saved in %s.\n", filepath.Join(dataDir, "token"))
+	}
+	fmt.Fprintf(stdout, "orchestratord UI: %s\n", url)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }() // ends when srv.Shutdown is called below
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.shutdown)
+	defer cancel()
+	_ = api.Close() // WebSocket connections are hijacked: Shutdown does not end them
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("http shutdown", zap.Error(err))
+	}
+	<-errc
+	done := make(chan struct{})
+	go func() { // bounded: the daemon exits even if an agent ignores SIGTERM
+		_ = svc.Close()
+		_ = agents.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-sctx.Done():
+		log.Warn("shutdown timed out; exiting anyway")
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func displayAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// loadToken returns the fixed token, or the one kept in the data dir,
+// generating it on first start.
+func loadToken(dataDir, fixed string) (token string, generated bool, err error) {
+	if fixed != "" {
+		if len(fixed) < 16 {
+			return "", false, errors.New("--token must be at least 16 characters")
+		}
+		return fixed, false, nil
+	}
+	path := filepath.Join(dataDir, "token")
+	data, err := os.ReadFile(path)
+	if err == nil {
+		t := strings.TrimSpace(string(data))
+		if len(t) < 16 {
+			return "", false, fmt.Errorf("token file %s is too short; delete it to generate a new one", path)
+		}
+		return t, false, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", false, fmt.Errorf("read token: %w", err)
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", false, err
+	}
+	t := hex.EncodeToString(b)
+	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+		return "", false, fmt.Errorf("save token: %w", err)
+	}
+	return t, true, nil
+}

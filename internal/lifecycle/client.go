@@ -1,0 +1,168 @@
+package lifecycle
+
+import (
+	"context"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+	"go.uber.org/zap"
+)
+
+// acpClient is the client side of ACP for one execution. The SDK calls
+// SessionUpdate from its single notification goroutine, so it only records
+// and enqueues; it never blocks.
+type acpClient struct {
+	log        *zap.Logger
+	events     *eventQueue
+	permission string // "allow" or "reject", validated at Start
+
+	mu       sync.Mutex // guards everything below
+	loading  bool       // session/load in progress: updates are replay, not live
+	replay   []replayed
+	lastUser bool // the previous replay update was a user chunk
+	turn     turnFlags
+}
+
+type replayed struct {
+	id   string
+	text string
+}
+
+// turnFlags describe what the live turn has streamed so far.
+type turnFlags struct {
+	streamed bool // any live update: decides prompt_send vs streaming
+	output   bool // assistant text
+	tool     bool // tool calls or their updates
+}
+
+var _ acp.Client = (*acpClient)(nil)
+
+func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loading {
+		c.collectReplay(n.Update)
+		return nil
+	}
+	ev, ok := toEvent(n.Update)
+	if !ok {
+		return nil
+	}
+	c.turn.streamed = true
+	switch ev.Kind {
+	case EventAgentMessage:
+		c.turn.output = true
+	case EventToolCall, EventToolCallUpdate:
+		c.turn.tool = true
+	}
+	c.events.push(ev)
+	return nil
+}
+
+// collectReplay joins the chunks of each replayed user message: by
+// messageId when the agent sends one, else consecutive chunks form a message.
+func (c *acpClient) collectReplay(u acp.SessionUpdate) {
+	if u.UserMessageChunk == nil {
+		c.lastUser = false
+		return
+	}
+	text := blockText(u.UserMessageChunk.Content)
+	id := ""
+	if u.UserMessageChunk.MessageId != nil {
+		id = *u.UserMessageChunk.MessageId
+	}
+	n := len(c.replay)
+	sameMessage := n > 0 && c.lastUser && c.replay[n-1].id == id
+	if sameMessage {
+		c.replay[n-1].text += text
+	} else {
+		c.replay = append(c.replay, replayed{id: id, text: text})
+	}
+	c.lastUser = true
+}
+
+func (c *acpClient) beginLoad() {
+	c.mu.Lock()
+	c.loading, c.replay, c.lastUser = true, nil, false
+	c.mu.Unlock()
+}
+
+// endLoad switches to live mode and returns the replayed user prompts.
+func (c *acpClient) endLoad() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loading = false
+	out := make([]string, 0, len(c.replay))
+	for _, r := range c.replay {
+		out = append(out, r.text)
+	}
+	c.replay = nil
+	return out
+}
+
+func (c *acpClient) resetTurn() {
+	c.mu.Lock()
+	c.turn = turnFlags{}
+	c.mu.Unlock()
+}
+
+func (c *acpClient) turnState() turnFlags {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.turn
+}
+
+// RequestPermission answers from the profile: nobody sits at a terminal to
+// approve tool calls of an unattended agent.
+func (c *acpClient) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	want := map[acp.PermissionOptionKind]bool{
+		acp.PermissionOptionKindAllowOnce:    c.permission == PermissionAllow,
+		acp.PermissionOptionKindAllowAlways:  c.permission == PermissionAllow,
+		acp.PermissionOptionKindRejectOnce:   c.permission == PermissionReject,
+		acp.PermissionOptionKindRejectAlways: c.permission == PermissionReject,
+	}
+	title := ""
+	if p.ToolCall.Title != nil {
+		title = *p.ToolCall.Title
+	}
+	for _, o := range p.Options {
+		if want[o.Kind] {
+			c.log.Info("permission answered", zap.String("tool", title),
+				zap.String("option", string(o.OptionId)), zap.String("kind", string(o.Kind)))
+			return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
+		}
+	}
+	c.log.Info("permission cancelled: no matching option", zap.String("tool", title), zap.String("policy", c.permission))
+	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
+}
+
+// The client advertises no fs or terminal capability; a conforming agent
+// never calls these.
+
+func (c *acpClient) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
+}
+
+func (c *acpClient) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
+}
+
+func (c *acpClient) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalCreate)
+}
+
+func (c *acpClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalKill)
+}
+
+func (c *acpClient) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalOutput)
+}
+
+func (c *acpClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalRelease)
+}
+
+func (c *acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
+}

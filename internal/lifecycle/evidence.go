@@ -1,0 +1,169 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+)
+
+var (
+	// errAgentExited is the cancel cause of calls still waiting when the agent died.
+	errAgentExited = errors.New("agent process exited")
+)
+
+const (
+	// exitSettle: after the leader exits, how long the SDK may still read what
+	// the agent wrote before pending calls are failed. It only matters when a
+	// grandchild keeps stdout open; otherwise EOF arrives at once.
+	exitSettle = 300 * time.Millisecond
+	// exitWait bounds how long a transport failure waits for the exit status.
+	exitWait = time.Second
+	// stderrWait bounds how long we wait for the last stderr bytes after exit.
+	stderrWait = 200 * time.Millisecond
+	// Agents tend to log an error to stderr as they answer with it; a live
+	// agent's stderr counts as settled after stderrQuiet without new bytes.
+	stderrQuiet     = 20 * time.Millisecond
+	stderrSettleMax = 100 * time.Millisecond
+)
+
+// failure describes a failed call for evidence building.
+type failure struct {
+	phase     routingerr.Phase
+	err       error
+	callCtx   context.Context // the ctx the SDK call ran with; nil if none
+	turn      turnFlags
+	cancelled bool
+}
+
+// fail turns an error into *FailureError. An error the SDK made up locally
+// (peer gone, our ctx ended) is transport evidence (Err); anything else is
+// the agent's own JSON-RPC error.
+func (e *Execution) fail(f failure) *FailureError {
+	ev := routingerr.Evidence{
+		Agent:           e.profile.Name,
+		Phase:           f.phase,
+		HadOutput:       f.turn.output,
+		HadToolActivity: f.turn.tool,
+		Cancelled:       f.cancelled,
+	}
+	var re *acp.RequestError
+	if errors.As(f.err, &re) && !e.isLocal(re, f.callCtx) {
+		ev.HasRPCError = true
+		ev.RPCCode = re.Code
+		ev.RPCMessage = re.Message
+		if re.Data != nil {
+			if b, err := json.Marshal(re.Data); err == nil {
+				ev.RPCData = string(b)
+			}
+		}
+		e.settleStderr()
+	} else {
+		ev.Err = transportText(f.err)
+		if e.agentGone() {
+			// Wait a little for the exit status and the last stderr lines.
+			e.awaitExit(exitWait)
+		}
+	}
+	ev.ExitStatus = e.proc.exitStatus()
+	ev.StderrTail = e.stderr.String()
+	return &FailureError{Evidence: ev}
+}
+
+// isLocal reports whether the SDK synthesised re instead of receiving it.
+// The SDK reports a lost peer and an ended ctx as RequestErrors of the
+// same shape an agent could send ({"error": text} data), so the shape is
+// only trusted while the connection or our ctx is actually gone.
+func (e *Execution) isLocal(re *acp.RequestError, callCtx context.Context) bool {
+	data, ok := re.Data.(map[string]any)
+	if !ok || len(data) != 1 {
+		return false
+	}
+	if _, ok := data["error"].(string); !ok {
+		return false
+	}
+	if re.Message != "Internal error" && re.Message != "Request cancelled" {
+		return false
+	}
+	select {
+	case <-e.conn.Done():
+		return true
+	case <-e.proc.exited:
+		return true
+	default:
+	}
+	return callCtx != nil && callCtx.Err() != nil
+}
+
+// agentGone reports whether the connection or the process has ended.
+func (e *Execution) agentGone() bool {
+	select {
+	case <-e.conn.Done():
+		return true
+	case <-e.proc.exited:
+		return true
+	case <-e.procCtx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func transportText(err error) string {
+	var re *acp.RequestError
+	if errors.As(err, &re) {
+		if data, ok := re.Data.(map[string]any); ok {
+			if s, ok := data["error"].(string); ok && s != "" {
+				return s
+			}
+		}
+		return re.Message
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// awaitExit waits up to d for the leader to exit, then briefly for the
+// stderr reader to drain, so the evidence has the exit status and last words.
+func (e *Execution) awaitExit(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-e.proc.exited:
+	case <-t.C:
+		return
+	}
+	t.Reset(stderrWait)
+	select {
+	case <-e.stderrDone:
+	case <-t.C:
+	}
+}
+
+// settleStderr waits until stderr has been quiet for stderrQuiet (at most
+// stderrSettleMax), so the tail holds what the agent logged with its error.
+func (e *Execution) settleStderr() {
+	t := time.NewTimer(stderrQuiet)
+	defer t.Stop()
+	deadline := time.Now().Add(stderrSettleMax)
+	last := e.stderr.written()
+	for time.Now().Before(deadline) {
+		select {
+		case <-t.C:
+		case <-e.stderrDone:
+			return
+		}
+		n := e.stderr.written()
+		if n == last {
+			return
+		}
+		last = n
+		t.Reset(stderrQuiet)
+	}
+}

@@ -1,0 +1,80 @@
+package lifecycle
+
+import (
+	"testing"
+)
+
+func TestResumeReplaysHistory(t *testing.T) {
+	t.Parallel()
+	m := newTestManager(t)
+	state := t.TempDir()
+
+	first, _ := startAgent(t, m, agentOpts{stateDir: state, taskID: "task-resume"})
+	_, err := prompt(t, first, "first prompt\nsecond line")
+	noErr(t, err)
+	_, err = prompt(t, first, "/conn-closed retry me")
+	mustFail(t, err)
+	noErr(t, first.Close())
+
+	// A retry is a new process resuming the agent session.
+	second, rec := startAgent(t, m, agentOpts{stateDir: state, taskID: "task-resume", resume: first.AgentSessionID()})
+	check(t, second.Resumed())
+	equal(t, first.AgentSessionID(), second.AgentSessionID())
+	equal(t, []string{"first prompt\nsecond line", "/conn-closed retry me"}, second.ReplayedUserPrompts())
+	empty(t, rec.take(), "replayed history must not reach OnEvent")
+
+	// A continuation hits the same (now exhausted) failure counter.
+	res, err := prompt(t, second, "continue")
+	noErr(t, err)
+	equal(t, "end_turn", res.StopReason)
+	equal(t, "Recovered after 1 failures: Echo: continue", messageText(rec.take()))
+}
+
+func TestResumeWithoutLoadSessionStartsFresh(t *testing.T) {
+	t.Parallel()
+	m := newTestManager(t)
+	state := t.TempDir()
+	first, _ := startAgent(t, m, agentOpts{stateDir: state})
+	_, err := prompt(t, first, "hello")
+	noErr(t, err)
+	noErr(t, first.Close())
+
+	second, _ := startAgent(t, m, agentOpts{stateDir: state, resume: first.AgentSessionID(), env: []string{envNoLoad, "1"}})
+	check(t, !second.Resumed())
+	check(t, first.AgentSessionID() != second.AgentSessionID())
+	empty(t, second.ReplayedUserPrompts())
+	_, err = prompt(t, second, "still works")
+	noErr(t, err)
+}
+
+func TestResumeUnknownSessionFallsBackToNew(t *testing.T) {
+	t.Parallel()
+	m := newTestManager(t)
+	e, _ := startAgent(t, m, agentOpts{resume: "mock-doesnotexist"})
+	check(t, !e.Resumed())
+	check(t, "mock-doesnotexist" != e.AgentSessionID())
+	_, err := prompt(t, e, "hello")
+	noErr(t, err)
+}
+
+func TestFailureCountersSurviveRestarts(t *testing.T) {
+	t.Parallel()
+	m := newTestManager(t)
+	state := t.TempDir()
+	for attempt := 1; attempt <= 3; attempt++ {
+		e, rec := startAgent(t, m, agentOpts{stateDir: state, taskID: "task-counter"})
+		_, err := prompt(t, e, "/overloaded:2 do the thing")
+		if attempt <= 2 {
+			ev := mustFail(t, err).Evidence
+			contains(t, ev.RPCMessage, "overloaded_error", "attempt %d", attempt)
+		} else {
+			noErr(t, err)
+			equal(t, "Recovered after 2 failures: Echo: /overloaded:2 do the thing", messageText(rec.take()))
+		}
+		noErr(t, e.Close())
+	}
+	// Another task has its own counter.
+	e, _ := startAgent(t, m, agentOpts{stateDir: state, taskID: "task-other"})
+	_, err := prompt(t, e, "/overloaded:2")
+	mustFail(t, err)
+}

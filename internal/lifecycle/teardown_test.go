@@ -1,0 +1,118 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+)
+
+func TestCrashYieldsEvidence(t *testing.T) {
+	t.Parallel()
+	for name, env := range map[string][]string{
+		"plain": nil,
+		// The grandchild keeps stdout open: no EOF, the exit must still be noticed.
+		"grandchild holds pipes": {envGrandchild, "1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := newTestManager(t)
+			e, _ := startAgent(t, m, agentOpts{env: env})
+			begin := time.Now()
+			_, err := prompt(t, e, "/crash")
+			check(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
+			ev := mustFail(t, err).Evidence
+			equal(t, "exit status 1", ev.ExitStatus)
+			check(t, !ev.HasRPCError)
+			check(t, len(ev.Err) > 0)
+			equal(t, routingerr.PhaseStreaming, ev.Phase)
+			check(t, ev.HadOutput)
+			check(t, !ev.Cancelled)
+
+			// The next prompt fails at once, before anything streams.
+			_, err = prompt(t, e, "anyone there?")
+			ev = mustFail(t, err).Evidence
+			equal(t, routingerr.PhasePromptSend, ev.Phase)
+			equal(t, "exit status 1", ev.ExitStatus)
+
+			pgid := e.PID()
+			noErr(t, e.Close())
+			requireGroupGone(t, pgid)
+		})
+	}
+}
+
+func TestCloseLeavesNoProcessBehind(t *testing.T) {
+	t.Parallel()
+	for name, env := range map[string][]string{
+		"grandchild ignores SIGTERM": {envGrandchild, "1"},
+		"agent ignores SIGTERM":      {envGrandchild, "1", envIgnoreTerm, "1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := newTestManager(t)
+			e, _ := startAgent(t, m, agentOpts{env: env})
+			pgid := e.PID()
+			check(t, len(groupMembers(t, pgid)) >= 2, "agent and grandchild share the group")
+			noErr(t, e.Close())
+			noErr(t, e.Close()) // "idempotent"
+			requireGroupGone(t, pgid)
+			_, err := prompt(t, e, "after close")
+			check(t, errors.Is(err, ErrClosed), "%v", err)
+		})
+	}
+}
+
+func TestCloseDuringTurn(t *testing.T) {
+	t.Parallel()
+	m := newTestManager(t)
+	started := make(chan struct{})
+	var once sync.Once
+	e, _ := startAgent(t, m, agentOpts{onEvent: func(Event) { once.Do(func() { close(started) }) }})
+	var wg sync.WaitGroup
+	var err error
+	wg.Go(func() { _, err = prompt(t, e, "/slow:20000") })
+	<-started
+	noErr(t, e.Close())
+	wg.Wait()
+	// Either the agent answered the session/cancel in time or the pipe went away.
+	if err != nil {
+		check(t, mustFail(t, err).Evidence.Cancelled, "a daemon-ended turn is not a provider failure")
+	}
+}
+
+func TestManagerCloseWithLiveExecutions(t *testing.T) {
+	t.Parallel()
+	m, err := NewManager(Config{KillGrace: time.Second})
+	noErr(t, err)
+	var execs []*Execution
+	for range 3 {
+		e, _, err := tryStart(t, m, agentOpts{env: []string{envGrandchild, "1"}})
+		noErr(t, err)
+		execs = append(execs, e)
+	}
+	started := make(chan struct{})
+	var once sync.Once
+	slowExec, _ := startAgent(t, m, agentOpts{onEvent: func(Event) { once.Do(func() { close(started) }) }})
+	var wg sync.WaitGroup
+	var promptErr error
+	wg.Go(func() { _, promptErr = slowExec.Prompt(context.Background(), "/slow:20000") })
+	<-started
+
+	begin := time.Now()
+	noErr(t, m.Close())
+	wg.Wait()
+	check(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
+	if promptErr != nil {
+		check(t, mustFail(t, promptErr).Evidence.Cancelled)
+	}
+	for _, e := range append(execs, slowExec) {
+		requireGroupGone(t, e.PID())
+	}
+	noErr(t, m.Close()) // "idempotent"
+	_, _, err = tryStart(t, m, agentOpts{})
+	check(t, errors.Is(err, ErrClosed), "%v", err)
+}

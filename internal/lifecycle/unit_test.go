@@ -1,0 +1,72 @@
+package lifecycle
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestTailBufferKeepsTheEnd(t *testing.T) {
+	t.Parallel()
+	b := newTailBuffer(8)
+	_, _ = b.Write([]byte("abc"))
+	equal(t, "abc", b.String())
+	_, _ = b.Write([]byte("defghij"))
+	equal(t, "cdefghij", b.String())
+	_, _ = b.Write([]byte(strings.Repeat("x", 20) + "END"))
+	equal(t, "xxxxxEND", b.String())
+	_, _ = b.Write([]byte("ééé")) // 6 bytes: the cut lands inside a rune
+	s := b.String()
+	check(t, utf8.ValidString(s))
+	check(t, strings.HasSuffix(s, "ééé"))
+}
+
+func TestEventQueueOrderAndBarrier(t *testing.T) {
+	t.Parallel()
+	q := newEventQueue()
+	var mu sync.Mutex
+	var got []string
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		q.run(func(ev Event) {
+			mu.Lock()
+			got = append(got, ev.Text)
+			mu.Unlock()
+		})
+	})
+	var want []string
+	for i := range 1000 {
+		s := strings.Repeat("x", i%7)
+		want = append(want, s)
+		q.push(Event{Kind: EventAgentMessage, Text: s})
+	}
+	<-q.barrier()
+	mu.Lock()
+	equal(t, want, got)
+	mu.Unlock()
+
+	q.close()
+	wg.Wait()
+	<-q.barrier() // released at once after close
+}
+
+func TestReplayJoinsChunksPerMessage(t *testing.T) {
+	t.Parallel()
+	c := &acpClient{events: newEventQueue()}
+	c.beginLoad()
+	id := func(s string) *string { return &s }
+	for _, u := range []struct {
+		user bool
+		id   *string
+		text string
+	}{
+		{true, id("a"), "hel"}, {true, id("a"), "lo"}, // one message in two chunks
+		{true, id("b"), "second"}, // next message, no reply in between
+		{false, nil, "reply"},
+		{true, nil, "no "}, {true, nil, "ids"}, // consecutive chunks without ids
+	} {
+		c.collectReplay(update(u.user, u.id, u.text))
+	}
+	equal(t, []string{"hello", "second", "no ids"}, c.endLoad())
+}

@@ -1,0 +1,37 @@
+// Package mockagent is a real ACP agent (acp-go-sdk, agent side, over
+// stdio) with failure scenarios chosen by the prompt text. It runs as
+// `orchestratord mock-agent` and lets every layer above it be tested
+// against real processes and real wire shapes, without API keys.
+//
+// Scenarios are the first word of the prompt's first line:
+//
+//	/overloaded[:N]         -32603 "Internal error: API Error: 529 {…overloaded_error…}"
+//	/conn-closed[:N]        streams two chunks, then -32603 "…Connection closed mid-response…"
+//	/rate-limit[:N[:SECS]]  -32603 429 rate_limit_error with "try again in SECSs" and
+//	                        "retry-after: SECS" (also data.headers["retry-after"]); SECS default 2
+//	/usage-limit[:N]        -32603 "Claude AI usage limit reached|<epoch of the next full hour>"
+//	/auth[:N]               -32000 "Authentication required", data.details "Invalid API key · Please run /login"
+//	/too-long[:N]           -32603 400 "prompt is too long: 212345 tokens > 200000 maximum"
+//	/crash[:N]              streams a chunk, then the process exits with status 1
+//	/slow[:MS]              ten chunks over MS milliseconds (default 3000); honours session/cancel
+//	/tool                   tool_call, session/request_permission, tool_call_update
+//	                        (completed if allowed, failed if not), then a reply
+//	anything else           "Echo: <prompt>" in at least three chunks
+//
+// N is how many prompts fail before the scenario recovers: default 1 for
+// overloaded, conn-closed, rate-limit and crash; unlimited for usage-limit,
+// auth and too-long. A recovered scenario replies "Recovered after N
+// failures: Echo: <prompt>". Counters are keyed by task (ORCHESTRATORD_TASK_ID,
+// else the agent session id) and scenario name, and live in StateDir, so
+// they survive the new process every retry starts. A prompt that is not a
+// scenario continues the failing scenario of the last user prompt in the
+// session's history that named one ("continue" after a resume hits the
+// same counter); a later /slow or /tool prompt ends that inheritance.
+//
+// Like real agents, the mock records the user prompt in the session history
+// before it fails, and session/load replays that history (user_message_chunk
+// and agent_message_chunk, each with a messageId) before answering.
+//
+// It never decides anything for the orchestrator and never touches stdout
+// except through the protocol.
+package mockagent

@@ -1,0 +1,96 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// Sentinel errors; every error returned by Service wraps exactly one of them,
+// with a message written for the user.
+var (
+	ErrNotFound   = errors.New("not found")
+	ErrValidation = errors.New("invalid request")
+	ErrConflict   = errors.New("conflict")
+	ErrForbidden  = errors.New("forbidden")
+	ErrClosed     = errors.New("service is shutting down")
+)
+
+// CreateTaskRequest is task.create.
+type CreateTaskRequest struct {
+	Title       string `json:"title"`
+	Prompt      string `json:"prompt"`
+	Agent       string `json:"agent"`        // "" → "mock"
+	Workdir     string `json:"workdir"`      // "" → a fresh dir under the data dir; else absolute and existing
+	MaxAttempts *int   `json:"max_attempts"` // nil → policy budget; 1 disables auto-retry
+}
+
+// PromptRequest is session.prompt.
+type PromptRequest struct {
+	TaskID    string `json:"task_id"` // optional; when set the session must belong to it
+	SessionID string `json:"session_id"`
+	Text      string `json:"text"`
+}
+
+// StopRequest is session.stop.
+type StopRequest struct {
+	TaskID    string `json:"task_id"`
+	SessionID string `json:"session_id"`
+}
+
+// Recover actions.
+const (
+	RecoverCancelRetry = "cancel_retry"
+	RecoverResume      = "resume"
+	RecoverFreshStart  = "fresh_start"
+)
+
+// RecoverRequest is session.recover.
+type RecoverRequest struct {
+	TaskID    string `json:"task_id"`
+	SessionID string `json:"session_id"`
+	Action    string `json:"action"`
+}
+
+// SubscribeRequest is session.subscribe.
+type SubscribeRequest struct {
+	TaskID    string `json:"task_id"`
+	SessionID string `json:"session_id"`
+	AfterSeq  *int64 `json:"after_seq"` // nil → snapshot of messages; else replay of events after it
+}
+
+// SubscribeResult is the response to session.subscribe. Live notifications
+// follow with seq > LastSeq.
+type SubscribeResult struct {
+	Task     store.Task      `json:"task"`
+	Session  store.Session   `json:"session"`
+	Messages []store.Message `json:"messages,omitempty"` // snapshot (no after_seq, or too far behind)
+	Events   []Notification  `json:"events,omitempty"`   // replay when after_seq was given
+	LastSeq  int64           `json:"last_seq"`
+}
+
+// TaskView is a task with its sessions.
+type TaskView struct {
+	store.Task
+	Sessions []store.Session `json:"sessions"`
+}
+
+// AgentInfo is one entry of agent.list.
+type AgentInfo struct {
+	Name      string `json:"name"`
+	Command   string `json:"command"`
+	Available bool   `json:"available"` // the executable was found
+	Default   bool   `json:"default"`
+}
+
+// Notification is one event for clients: Action is the notification name
+// (session.message.added, task.updated…), Payload its JSON body. Session
+// events carry "seq" and "session_id" inside Payload.
+type Notification struct {
+	Action  string          `json:"action"`
+	Seq     int64           `json:"seq,omitempty"`
+	Payload json.RawMessage `json:"payload"`
+	At      time.Time       `json:"ts"`
+}

@@ -1,0 +1,118 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/coder/quartz"
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// Store is the durable state the orchestrator needs; *store.DB satisfies it.
+type Store interface {
+	CreateTask(ctx context.Context, t store.Task, s store.Session) error
+	GetTask(ctx context.Context, id string) (store.Task, error)
+	ListTasks(ctx context.Context) ([]store.Task, error)
+	GetSession(ctx context.Context, id string) (store.Session, error)
+	ListSessions(ctx context.Context, taskID string) ([]store.Session, error)
+	ListAllSessions(ctx context.Context) ([]store.Session, error)
+	AppendEvent(ctx context.Context, w store.EventWrite) error
+	ListMessages(ctx context.Context, sessionID string) ([]store.Message, error)
+	ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]store.Event, error)
+	SaveExecution(ctx context.Context, e store.Execution) error
+	SavePendingRetry(ctx context.Context, r store.PendingRetry) error
+	ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error)
+	DeletePendingRetry(ctx context.Context, sessionID string) error
+	ListPendingRetries(ctx context.Context) ([]store.PendingRetry, error)
+}
+
+// Execution is one live agent process run; *lifecycle.Execution satisfies it.
+type Execution interface {
+	AgentSessionID() string
+	Resumed() bool
+	ReplayedUserPrompts() []string
+	Prompt(ctx context.Context, text string) (lifecycle.PromptResult, error)
+	Close() error
+}
+
+// Agents launches executions.
+type Agents interface {
+	Start(ctx context.Context, req lifecycle.StartRequest) (Execution, error)
+}
+
+// LifecycleAgents adapts a lifecycle.Manager to Agents.
+func LifecycleAgents(m *lifecycle.Manager) Agents { return lifecycleAgents{m} }
+
+type lifecycleAgents struct{ m *lifecycle.Manager }
+
+func (a lifecycleAgents) Start(ctx context.Context, req lifecycle.StartRequest) (Execution, error) {
+	e, err := a.m.Start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Config of a Service. Zero values mean the documented default.
+type Config struct {
+	Store  Store  // required
+	Agents Agents // required
+	// Profiles are the launchable agents by name; required, non-empty.
+	Profiles map[string]lifecycle.Profile
+	// DefaultAgent is used when task.create names none; default "mock".
+	DefaultAgent string
+	// DataDir holds per-task work directories (DataDir/workspaces/<task>); required.
+	DataDir string
+	Clock   quartz.Clock // default: the real clock
+	Logger  *zap.Logger  // default: no-op
+	// Policy is the retry policy (schedules, budgets, jitter, scale).
+	Policy routingerr.PolicyConfig
+	// Rand is the jitter source in [0,1); default math/rand.
+	Rand func() float64
+	// Metrics receives counters; default: unregistered (discarded).
+	Metrics *Metrics
+	// Continuation is sent instead of the failed prompt when the resumed agent
+	// already holds it in its history; default a short "continue" request.
+	Continuation string
+	// SubscriberBuffer bounds each subscription; default 1024.
+	SubscriberBuffer int
+}
+
+const defaultContinuation = "Your previous response was interrupted by a provider error. Please continue where you left off."
+
+func (c *Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return fmt.Errorf("orchestrator: Config.Store is required")
+	case c.Agents == nil:
+		return fmt.Errorf("orchestrator: Config.Agents is required")
+	case len(c.Profiles) == 0:
+		return fmt.Errorf("orchestrator: Config.Profiles is empty")
+	case c.DataDir == "" || !filepath.IsAbs(c.DataDir):
+		return fmt.Errorf("orchestrator: Config.DataDir must be an absolute path, got %q", c.DataDir)
+	}
+	if c.DefaultAgent == "" {
+		c.DefaultAgent = "mock"
+	}
+	if _, ok := c.Profiles[c.DefaultAgent]; !ok {
+		return fmt.Errorf("orchestrator: default agent %q has no profile", c.DefaultAgent)
+	}
+	if c.Clock == nil {
+		c.Clock = quartz.NewReal()
+	}
+	if c.Logger == nil {
+		c.Logger = zap.NewNop()
+	}
+	if c.Continuation == "" {
+		c.Continuation = defaultContinuation
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(nil)
+	}
+	return nil
+}

@@ -1,0 +1,438 @@
+package orchestrator
+
+// The per-session retry-loop owner (DESIGN §4): a failed turn is classified,
+// the policy decides, and a transient failure is parked as one notice, one
+// durable pending-retry row and one timer. Everything here runs with the
+// session's mutex held unless the name says otherwise.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// parkedRetry is the in-memory twin of a store.PendingRetry row.
+type parkedRetry struct {
+	rec         store.PendingRetry
+	timer       *quartz.Timer // nil once fired or stopped
+	dispatching bool          // claimed; its attempt is running
+}
+
+// turnFailedLocked classifies a failure and parks a retry or shows the banner.
+func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidence) {
+	ev.HadOutput = ev.HadOutput || t.hadOutput
+	ev.HadToolActivity = ev.HadToolActivity || t.hadTool
+	now := s.now()
+	c := routingerr.Classify(ev, now)
+	s.cfg.Metrics.failures.WithLabelValues(c.Code, string(c.Class)).Inc()
+	d := s.policy.Decide(c, ev, routingerr.AttemptState{
+		Retry: t.retry, TaskMaxAttempts: rt.task.MaxAttempts, ChainMax: rt.chain.max,
+	}, now)
+	s.log.Warn("agent turn failed",
+		zap.String("session_id", rt.sess.ID), zap.String("task_id", rt.task.ID),
+		zap.String("phase", string(ev.Phase)), zap.String("code", c.Code), zap.String("class", string(c.Class)),
+		zap.String("rule_id", c.RuleID), zap.String("decision", string(d.Kind)), zap.String("reason", d.Reason),
+		zap.Int("retry", t.retry), zap.String("excerpt", c.Excerpt))
+	s.saveExecution(rt, t, ev, c)
+	if d.Kind == routingerr.DecisionRetry {
+		if err := s.parkLocked(rt, t, c, d, now); err == nil {
+			return
+		}
+		d = routingerr.Decision{Kind: routingerr.DecisionManual, Reason: "persist_failed"}
+	}
+	s.recoveryBannerLocked(rt, t, recoveryReason{kind: d.Reason, class: c, decision: d, retries: t.retry})
+}
+
+func (s *Service) saveExecution(rt *sessionRT, t *turn, ev routingerr.Evidence, c routingerr.Classification) {
+	evJSON, _ := jsonOf(ev)
+	cJSON, _ := jsonOf(c)
+	now := s.now()
+	_ = s.store.SaveExecution(s.storeCtx(), store.Execution{
+		ID: uuid.NewString(), SessionID: rt.sess.ID, Generation: t.gen, Attempt: t.retry + 1,
+		StartedAt: now, EndedAt: &now, Outcome: "failed", Evidence: evJSON, Classification: cJSON,
+	})
+}
+
+// parkLocked: notice, state, durable row, then the timer — in that order, so
+// a crash at any point leaves either nothing armed or a row the next start
+// re-arms.
+func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification, d routingerr.Decision, now time.Time) error {
+	retryAt := now.Add(d.Delay)
+	noticeID := rt.notice
+	if noticeID == "" {
+		noticeID = uuid.NewString()
+	}
+	rec := store.PendingRetry{
+		SessionID: rt.sess.ID, TaskID: rt.task.ID, Generation: rt.sess.Generation,
+		Attempt: d.Retry, MaxAttempts: d.MaxAttempts, Code: c.Code, RuleID: c.RuleID,
+		RetryAt: retryAt, Prompt: t.prompt, Resume: true,
+		NoticeID: noticeID, State: store.RetryPending, CreatedAt: now,
+	}
+	text := fmt.Sprintf("%s — retrying in %s (attempt %d/%d)", routingerr.FamilyLabel(c.Code), humanDelay(d.Delay), d.Retry, d.MaxAttempts)
+	if err := s.upsertNoticeLocked(rt, text, rec); err != nil {
+		return err
+	}
+	_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": "retry_scheduled"}, change{})
+	_ = s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskInProgress)
+	if err := s.store.SavePendingRetry(s.storeCtx(), rec); err != nil {
+		s.log.Error("persist pending retry failed; falling back to manual recovery", zap.String("session_id", rt.sess.ID), zap.Error(err))
+		return err
+	}
+	rt.chain = chainState{retry: d.Retry, max: d.MaxAttempts}
+	if rt.retry == nil {
+		s.cfg.Metrics.parkedSessions.Inc()
+	}
+	rt.retry = &parkedRetry{rec: rec}
+	s.armLocked(rt, d.Delay)
+	s.cfg.Metrics.retriesArmed.WithLabelValues(c.Code).Inc()
+	s.cfg.Metrics.retryDelay.Observe(d.Delay.Seconds())
+	s.log.Info("retry scheduled", zap.String("session_id", rt.sess.ID), zap.Int("attempt", d.Retry),
+		zap.Int("max_attempts", d.MaxAttempts), zap.Time("retry_at", retryAt), zap.String("code", c.Code))
+	return nil
+}
+
+// armLocked arms the timer of rt.retry; it fires exactly at retry_at.
+func (s *Service) armLocked(rt *sessionRT, delay time.Duration) {
+	p := rt.retry
+	id, gen, attempt := p.rec.SessionID, p.rec.Generation, p.rec.Attempt
+	if delay < 0 {
+		delay = 0
+	}
+	p.timer = s.cfg.Clock.AfterFunc(delay, func() { s.fire(id, gen, attempt) }, "retry")
+}
+
+// upsertNoticeLocked writes the one status message of this retry chain:
+// added on the first failure, updated in place on every later one.
+func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.PendingRetry) error {
+	m := store.Message{
+		ID: rec.NoticeID, Role: "status", Variant: "warning", Text: text,
+		Metadata: map[string]any{
+			"kind": kindRetryNotice, "retrying": true, "attempt": rec.Attempt, "max_attempts": rec.MaxAttempts,
+			"retry_at": rec.RetryAt.UTC().Format(time.RFC3339Nano), "failure_code": rec.Code, "rule_id": rec.RuleID,
+		},
+		Actions: []store.Action{{ID: "cancel_retry", Label: "Cancel", Type: "ws_request", Action: "session.recover",
+			Payload: map[string]any{"task_id": rt.task.ID, "session_id": rt.sess.ID, "action": RecoverCancelRetry}}},
+	}
+	if rt.notice == rec.NoticeID {
+		return s.replaceMessageLocked(rt, m)
+	}
+	if err := s.addMessageLocked(rt, m); err != nil {
+		return err
+	}
+	rt.notice = m.ID
+	return nil
+}
+
+// fire is the timer callback: claim exactly once, then re-drive the prompt.
+func (s *Service) fire(sessionID string, gen int64, attempt int) {
+	if !s.enter() {
+		return
+	}
+	defer s.leave()
+	ok, err := s.store.ClaimPendingRetry(s.storeCtx(), sessionID, gen, attempt)
+	if err != nil || !ok {
+		return // superseded, cancelled, or already claimed
+	}
+	s.mu.Lock()
+	rt := s.sessions[sessionID]
+	s.mu.Unlock()
+	if rt == nil {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	p := rt.retry
+	if p == nil || p.rec.Generation != gen || p.rec.Attempt != attempt || rt.turn != nil {
+		return
+	}
+	p.timer = nil
+	p.dispatching = true
+	p.rec.State = store.RetryDispatching
+	t := s.newTurn(rt, p.rec.Prompt)
+	t.replay, t.retry, t.fresh = true, attempt, !p.rec.Resume
+	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", attempt))
+	_ = s.launchLocked(rt, t, nil)
+}
+
+// disarmLocked ends a parked or dispatching retry; outcome feeds the metrics.
+func (s *Service) disarmLocked(rt *sessionRT, outcome string) {
+	if rt.retry == nil {
+		return
+	}
+	s.cfg.Metrics.outcomes.WithLabelValues(outcome).Inc()
+	s.clearRetryLocked(rt)
+}
+
+// clearRetryLocked stops the timer and deletes the durable row.
+func (s *Service) clearRetryLocked(rt *sessionRT) {
+	p := rt.retry
+	if p == nil {
+		return
+	}
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	rt.retry = nil
+	s.cfg.Metrics.parkedSessions.Dec()
+	if err := s.store.DeletePendingRetry(s.storeCtx(), rt.sess.ID); err != nil {
+		// The claim checks generation and attempt, so a leftover row cannot fire.
+		s.log.Error("delete pending retry failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
+	}
+}
+
+func (s *Service) dropNoticeLocked(rt *sessionRT) {
+	if rt.notice == "" {
+		return
+	}
+	if s.deleteMessageLocked(rt, rt.notice) == nil {
+		rt.notice = ""
+	}
+}
+
+// retireBannerLocked removes the recovery banner once something supersedes it.
+func (s *Service) retireBannerLocked(rt *sessionRT) {
+	if rt.banner == "" {
+		return
+	}
+	if s.deleteMessageLocked(rt, rt.banner) == nil {
+		rt.banner = ""
+	}
+}
+
+// recoveryReason says why a turn needs a human.
+type recoveryReason struct {
+	kind     string // routingerr decision reason, or "cancelled", "interrupted", "interrupted_retry"
+	class    routingerr.Classification
+	decision routingerr.Decision
+	retries  int
+}
+
+func (r recoveryReason) text() string {
+	c := r.class
+	switch r.kind {
+	case "cancelled":
+		return "Automatic retry cancelled. Resume when you are ready, or start fresh."
+	case "interrupted":
+		return "The daemon stopped while this turn was running. Nothing was re-sent automatically."
+	case "interrupted_retry":
+		return "The daemon stopped while a retry was being sent. Nothing was re-sent automatically."
+	case "exhausted":
+		return exhaustedText(c.Code, r.retries)
+	case "disabled":
+		return routingerr.Describe(c) + " Automatic retry is off for this task."
+	case "replay_unsafe":
+		return routingerr.Describe(c) + " The agent had already produced output, so the turn was not replayed automatically."
+	case "persist_failed":
+		return routingerr.Describe(c) + " The retry could not be saved, so it was not scheduled."
+	}
+	text := routingerr.Describe(c)
+	if c.Class == routingerr.ClassWaitForReset && c.ResetAt != nil {
+		text += " It resets at " + c.ResetAt.UTC().Format("2006-01-02 15:04 UTC") + "."
+	}
+	return text
+}
+
+func exhaustedText(code string, retries int) string {
+	noun := "retries"
+	if retries == 1 {
+		noun = "retry"
+	}
+	switch code {
+	case "overloaded", "capacity":
+		return fmt.Sprintf("The provider stayed overloaded after %d %s.", retries, noun)
+	case "network", "transport_lost":
+		return fmt.Sprintf("The connection kept failing after %d %s.", retries, noun)
+	case "rate_limited":
+		return fmt.Sprintf("The provider kept rate-limiting after %d %s.", retries, noun)
+	}
+	return fmt.Sprintf("The provider kept failing after %d %s.", retries, noun)
+}
+
+// recoveryBannerLocked ends the chain and asks the user what to do.
+func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason) {
+	outcome := outcomeExhausted
+	if r.kind == "cancelled" {
+		outcome = outcomeCancelled
+	}
+	if rt.retry != nil || r.kind == "exhausted" {
+		s.cfg.Metrics.outcomes.WithLabelValues(outcome).Inc()
+	}
+	s.clearRetryLocked(rt)
+	s.dropNoticeLocked(rt)
+	s.retireBannerLocked(rt)
+	rt.chain = chainState{}
+	meta := map[string]any{"kind": kindRecovery, "reason": r.kind}
+	if r.class.Code != "" {
+		meta["failure_code"] = r.class.Code
+		meta["class"] = string(r.class.Class)
+		meta["rule_id"] = r.class.RuleID
+		meta["excerpt"] = r.class.Excerpt
+	}
+	if r.class.ResetAt != nil {
+		meta["reset_at"] = r.class.ResetAt.UTC().Format(time.RFC3339)
+	}
+	m := store.Message{ID: uuid.NewString(), Role: "status", Variant: "error", Text: r.text(), Metadata: meta,
+		Actions: []store.Action{
+			{ID: "resume", Label: "Resume", Type: "ws_request", Action: "session.recover",
+				Payload: map[string]any{"task_id": rt.task.ID, "session_id": rt.sess.ID, "action": RecoverResume}},
+			{ID: "fresh_start", Label: "Start fresh", Type: "ws_request", Action: "session.recover",
+				Payload: map[string]any{"task_id": rt.task.ID, "session_id": rt.sess.ID, "action": RecoverFreshStart}},
+		}}
+	if t != nil {
+		m.TurnID = t.id
+		_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": "failed"}, change{})
+	}
+	if s.addMessageLocked(rt, m) == nil {
+		rt.banner = m.ID
+	}
+	_ = s.setStateLocked(rt, store.SessionFailed, store.TaskReview)
+}
+
+// Recover handles session.recover: cancel_retry, resume, fresh_start.
+func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
+	if req.TaskID == "" {
+		return fmt.Errorf("%w: task_id is required", ErrValidation)
+	}
+	switch req.Action {
+	case RecoverCancelRetry, RecoverResume, RecoverFreshStart:
+	default:
+		return fmt.Errorf("%w: action must be cancel_retry, resume or fresh_start, got %q", ErrValidation, req.Action)
+	}
+	rt, err := s.session(ctx, req.SessionID, req.TaskID)
+	if err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if req.Action == RecoverCancelRetry {
+		return s.cancelRetryLocked(rt)
+	}
+	if rt.turn != nil {
+		return fmt.Errorf("%w: a turn is running; stop it before %s", ErrConflict, req.Action)
+	}
+	prompt, ok := s.lastUserPromptLocked(rt)
+	if !ok {
+		return fmt.Errorf("%w: session %q has no prompt to re-send", ErrConflict, rt.sess.ID)
+	}
+	s.disarmLocked(rt, outcomeSuperseded)
+	s.dropNoticeLocked(rt)
+	s.retireBannerLocked(rt)
+	next := rt.sess
+	next.Generation++
+	fresh := req.Action == RecoverFreshStart
+	if fresh {
+		next.AgentSessionID = ""
+	}
+	rt.chain = chainState{}
+	t := s.newTurn(rt, prompt)
+	t.gen = next.Generation
+	t.replay, t.fresh = true, fresh
+	s.log.Info("manual recovery", zap.String("session_id", rt.sess.ID), zap.String("action", req.Action))
+	return s.launchLocked(rt, t, &next)
+}
+
+// cancelRetryLocked disarms the chain and shows the banner; idempotent.
+func (s *Service) cancelRetryLocked(rt *sessionRT) error {
+	p := rt.retry
+	if p == nil {
+		return nil // nothing pending: already cancelled, fired or recovered
+	}
+	if p.dispatching && rt.turn != nil {
+		// The attempt is already running: stop it, its end shows the banner.
+		rt.turn.cancelledRetry = true
+		rt.turn.cancel()
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		return nil
+	}
+	s.recoveryBannerLocked(rt, nil, recoveryReason{kind: "cancelled"})
+	return nil
+}
+
+func (s *Service) lastUserPromptLocked(rt *sessionRT) (string, bool) {
+	if rt.retry != nil {
+		return rt.retry.rec.Prompt, true
+	}
+	msgs, err := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
+	if err != nil {
+		return "", false
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Text, true
+		}
+	}
+	return "", false
+}
+
+// Start re-arms persisted retries at their original retry_at and turns work
+// that a crash interrupted into manual recovery. Call it once, before serving.
+func (s *Service) Start(ctx context.Context) error {
+	pending, err := s.store.ListPendingRetries(ctx)
+	if err != nil {
+		return fmt.Errorf("list pending retries: %w", err)
+	}
+	parked := make(map[string]bool, len(pending))
+	for _, rec := range pending {
+		rt, err := s.session(ctx, rec.SessionID, "")
+		if err != nil {
+			s.log.Error("pending retry for unknown session dropped", zap.String("session_id", rec.SessionID), zap.Error(err))
+			_ = s.store.DeletePendingRetry(ctx, rec.SessionID)
+			continue
+		}
+		parked[rec.SessionID] = true
+		rt.mu.Lock()
+		rt.notice = rec.NoticeID
+		rt.retry = &parkedRetry{rec: rec}
+		s.cfg.Metrics.parkedSessions.Inc()
+		if rec.State == store.RetryDispatching {
+			// It may have reached the provider: never replay blindly.
+			s.recoveryBannerLocked(rt, nil, recoveryReason{kind: "interrupted_retry"})
+		} else {
+			rt.chain = chainState{retry: rec.Attempt - 1, max: rec.MaxAttempts}
+			delay := rec.RetryAt.Sub(s.now())
+			s.armLocked(rt, delay)
+			s.log.Info("pending retry re-armed", zap.String("session_id", rec.SessionID),
+				zap.Time("retry_at", rec.RetryAt), zap.Duration("in", max(delay, 0)))
+		}
+		rt.mu.Unlock()
+	}
+	sessions, err := s.store.ListAllSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	for _, sess := range sessions {
+		if parked[sess.ID] || sess.State != store.SessionStarting && sess.State != store.SessionRunning {
+			continue
+		}
+		rt, err := s.session(ctx, sess.ID, "")
+		if err != nil {
+			continue
+		}
+		rt.mu.Lock()
+		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: "interrupted"})
+		rt.mu.Unlock()
+	}
+	return nil
+}
+
+// humanDelay renders a delay for notices: "5s", "1m30s", "now".
+func humanDelay(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	secs := int(math.Ceil(d.Seconds()))
+	if secs < 60 {
+		return fmt.Sprintf("%ds", secs)
+	}
+	return (time.Duration(secs) * time.Second).String()
+}

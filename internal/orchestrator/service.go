@@ -1,0 +1,270 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// Service is the orchestrator. Create it with New, call Start once, and
+// Close it to stop every timer and turn it started.
+type Service struct {
+	cfg    Config
+	store  Store
+	log    *zap.Logger
+	policy *routingerr.Policy
+
+	ctx    context.Context // cancelled by Close; parent of every turn
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // every turn goroutine and timer callback
+
+	mu       sync.Mutex // guards closed and sessions
+	closed   bool
+	sessions map[string]*sessionRT
+
+	tasks fanout // task.updated subscribers
+}
+
+// New validates cfg and builds a Service; nothing runs until Start.
+func New(cfg Config) (*Service, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Policy.Validate(); err != nil {
+		return nil, fmt.Errorf("orchestrator: retry policy: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{
+		cfg:      cfg,
+		store:    cfg.Store,
+		log:      cfg.Logger,
+		policy:   routingerr.NewPolicy(cfg.Policy, cfg.Rand),
+		ctx:      ctx,
+		cancel:   cancel,
+		sessions: make(map[string]*sessionRT),
+	}, nil
+}
+
+// storeCtx is for writes that must complete even while shutting down, so a
+// half-finished turn is recorded rather than lost.
+func (s *Service) storeCtx() context.Context { return context.WithoutCancel(s.ctx) }
+
+func (s *Service) now() time.Time { return s.cfg.Clock.Now().UTC() }
+
+// enter registers work that Close must wait for; false once closing.
+func (s *Service) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
+func (s *Service) leave() { s.wg.Done() }
+
+// goTurn runs f as owned work; false when the service is closing.
+func (s *Service) goTurn(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Go(f)
+	return true
+}
+
+// Close disarms every timer, cancels every turn and waits for all of them.
+// Pending retries stay persisted and are re-armed by the next Start.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	rts := make([]*sessionRT, 0, len(s.sessions))
+	for _, rt := range s.sessions {
+		rts = append(rts, rt)
+	}
+	s.mu.Unlock()
+
+	for _, rt := range rts {
+		rt.mu.Lock()
+		if rt.retry != nil && rt.retry.timer != nil {
+			rt.retry.timer.Stop()
+			rt.retry.timer = nil
+		}
+		rt.mu.Unlock()
+	}
+	s.cancel()
+	s.wg.Wait()
+	for _, rt := range rts {
+		rt.mu.Lock()
+		ex := rt.exec
+		rt.exec = nil
+		rt.subs.closeAll()
+		rt.mu.Unlock()
+		if ex != nil {
+			_ = ex.Close()
+		}
+	}
+	s.tasks.closeAll()
+	return nil
+}
+
+// Agents lists the launchable profiles.
+func (s *Service) Agents() []AgentInfo {
+	out := make([]AgentInfo, 0, len(s.cfg.Profiles))
+	for name, p := range s.cfg.Profiles {
+		_, err := exec.LookPath(p.Command)
+		out = append(out, AgentInfo{Name: name, Command: p.Command, Available: err == nil, Default: name == s.cfg.DefaultAgent})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// maxPromptBytes bounds one prompt; larger input is refused, not truncated.
+const maxPromptBytes = 256 << 10
+
+func validatePrompt(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("%w: prompt is empty", ErrValidation)
+	}
+	if len(text) > maxPromptBytes {
+		return fmt.Errorf("%w: prompt is %d bytes; the limit is %d", ErrValidation, len(text), maxPromptBytes)
+	}
+	return nil
+}
+
+// CreateTask stores a task with its session and starts the first turn.
+func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskView, error) {
+	if err := validatePrompt(req.Prompt); err != nil {
+		return TaskView{}, err
+	}
+	agent := req.Agent
+	if agent == "" {
+		agent = s.cfg.DefaultAgent
+	}
+	if _, ok := s.cfg.Profiles[agent]; !ok {
+		return TaskView{}, fmt.Errorf("%w: unknown agent %q (known: %s)", ErrValidation, agent, strings.Join(s.profileNames(), ", "))
+	}
+	maxAttempts := 0
+	if req.MaxAttempts != nil {
+		if *req.MaxAttempts < 1 || *req.MaxAttempts > 100 {
+			return TaskView{}, fmt.Errorf("%w: max_attempts must be between 1 and 100, got %d", ErrValidation, *req.MaxAttempts)
+		}
+		maxAttempts = *req.MaxAttempts
+	}
+	title := strings.TrimSpace(req.Title)
+	if title == "" {
+		title = defaultTitle(req.Prompt)
+	}
+	if len(title) > 200 {
+		return TaskView{}, fmt.Errorf("%w: title is longer than 200 bytes", ErrValidation)
+	}
+	id := uuid.NewString()
+	workdir := req.Workdir
+	if workdir != "" {
+		if !filepath.IsAbs(workdir) {
+			return TaskView{}, fmt.Errorf("%w: workdir must be an absolute path, got %q", ErrValidation, workdir)
+		}
+		if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
+			return TaskView{}, fmt.Errorf("%w: workdir %q is not an existing directory", ErrValidation, workdir)
+		}
+	} else {
+		workdir = filepath.Join(s.cfg.DataDir, "workspaces", id)
+		if err := os.MkdirAll(workdir, 0o700); err != nil {
+			return TaskView{}, fmt.Errorf("create task workdir: %w", err)
+		}
+	}
+	now := s.now()
+	task := store.Task{ID: id, Title: title, Agent: agent, Workdir: workdir, MaxAttempts: maxAttempts,
+		State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
+	sess := store.Session{ID: uuid.NewString(), TaskID: id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}
+	if err := s.store.CreateTask(ctx, task, sess); err != nil {
+		return TaskView{}, fmt.Errorf("save task: %w", err)
+	}
+	rt := s.install(task, sess)
+	s.log.Info("task created", zap.String("task_id", id), zap.String("session_id", sess.ID), zap.String("agent", agent))
+	if err := s.startUserTurn(rt, req.Prompt); err != nil {
+		return TaskView{}, err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.view(), nil
+}
+
+func defaultTitle(prompt string) string {
+	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(prompt), "\n", 2)[0])
+	if r := []rune(line); len(r) > 60 {
+		line = string(r[:60]) + "…"
+	}
+	return line
+}
+
+func (s *Service) profileNames() []string {
+	names := make([]string, 0, len(s.cfg.Profiles))
+	for n := range s.cfg.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ListTasks returns every task, newest first, with its sessions.
+func (s *Service) ListTasks(ctx context.Context) ([]TaskView, error) {
+	tasks, err := s.store.ListTasks(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	out := make([]TaskView, 0, len(tasks))
+	for _, t := range tasks {
+		v, err := s.GetTask(ctx, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// GetTask returns one task with its sessions.
+func (s *Service) GetTask(ctx context.Context, id string) (TaskView, error) {
+	if id == "" {
+		return TaskView{}, fmt.Errorf("%w: task_id is required", ErrValidation)
+	}
+	task, err := s.store.GetTask(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return TaskView{}, fmt.Errorf("%w: task %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return TaskView{}, fmt.Errorf("get task: %w", err)
+	}
+	sessions, err := s.store.ListSessions(ctx, id)
+	if err != nil {
+		return TaskView{}, fmt.Errorf("list sessions: %w", err)
+	}
+	return TaskView{Task: task, Sessions: sessions}, nil
+}
+
+// SubscribeTasks feeds task.updated notifications for every task.
+func (s *Service) SubscribeTasks(buffer int) *Subscription {
+	sub := newSubscription(buffer)
+	s.tasks.add(sub)
+	return sub
+}

@@ -1,0 +1,257 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// sessionRT is the live state of one session. Its mutex is held while an
+// event is persisted and fanned out, so seq order is delivery order.
+type sessionRT struct {
+	mu     sync.Mutex // guards every field below
+	task   store.Task
+	sess   store.Session
+	subs   fanout
+	exec   Execution     // live agent process; nil when none
+	turn   *turn         // running turn; nil when idle
+	retry  *parkedRetry  // armed or dispatching retry; nil when none
+	notice string        // id of this turn's retry notice; "" when none
+	banner string        // id of the live recovery banner; "" when none
+	chain  chainState    // automatic retries of the current prompt generation
+}
+
+// chainState describes the retry chain of the current generation.
+type chainState struct {
+	retry int // automatic retries already started
+	max   int // effective ceiling written into the chain; 0 = none yet
+}
+
+// Message kinds carried in status messages' metadata.
+const (
+	kindRetryNotice = "retry_notice"
+	kindRecovery    = "recovery"
+)
+
+func (rt *sessionRT) view() TaskView {
+	return TaskView{Task: rt.task, Sessions: []store.Session{rt.sess}}
+}
+
+// install registers the runtime of a freshly created task.
+func (s *Service) install(task store.Task, sess store.Session) *sessionRT {
+	rt := &sessionRT{task: task, sess: sess}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sessions[sess.ID] = rt
+	return rt
+}
+
+// session returns the runtime of a session, loading it on first use. A
+// non-empty taskID must own the session.
+func (s *Service) session(ctx context.Context, sessionID, taskID string) (*sessionRT, error) {
+	if sessionID == "" {
+		return nil, fmt.Errorf("%w: session_id is required", ErrValidation)
+	}
+	s.mu.Lock()
+	rt, ok := s.sessions[sessionID]
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if !ok {
+		var err error
+		if rt, err = s.load(ctx, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	if taskID != "" && rt.task.ID != taskID {
+		return nil, fmt.Errorf("%w: session %q does not belong to task %q", ErrForbidden, sessionID, taskID)
+	}
+	return rt, nil
+}
+
+func (s *Service) load(ctx context.Context, sessionID string) (*sessionRT, error) {
+	sess, err := s.store.GetSession(ctx, sessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: session %q", ErrNotFound, sessionID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get session: %w", err)
+	}
+	task, err := s.store.GetTask(ctx, sess.TaskID)
+	if err != nil {
+		return nil, fmt.Errorf("get task of session: %w", err)
+	}
+	msgs, err := s.store.ListMessages(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("list messages: %w", err)
+	}
+	rt := &sessionRT{task: task, sess: sess}
+	for _, m := range msgs {
+		switch m.Metadata["kind"] {
+		case kindRetryNotice:
+			rt.notice = m.ID
+		case kindRecovery:
+			if len(m.Actions) > 0 {
+				rt.banner = m.ID
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if existing, ok := s.sessions[sessionID]; ok {
+		return existing, nil // loaded concurrently
+	}
+	s.sessions[sessionID] = rt
+	return rt, nil
+}
+
+// change is what one event does besides being logged.
+type change struct {
+	sess   *store.Session // next session row; nil: unchanged
+	task   *store.Task    // next task row; nil: unchanged
+	upsert *store.Message
+	append *store.TextAppend
+	delete string
+}
+
+// emitLocked persists one session event and fans it out. rt.mu is held.
+func (s *Service) emitLocked(rt *sessionRT, action string, body map[string]any, c change) error {
+	now := s.now()
+	next := rt.sess
+	if c.sess != nil {
+		next = *c.sess
+	}
+	next.LastSeq = rt.sess.LastSeq + 1
+	next.UpdatedAt = now
+	body["session_id"] = next.ID
+	body["seq"] = next.LastSeq
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", action, err)
+	}
+	w := store.EventWrite{
+		Event:         store.Event{SessionID: next.ID, Seq: next.LastSeq, Type: action, Payload: payload, At: now},
+		UpsertMessage: c.upsert,
+		AppendText:    c.append,
+		DeleteMessage: c.delete,
+		Session:       &next,
+		Task:          c.task,
+	}
+	if err := s.store.AppendEvent(s.storeCtx(), w); err != nil {
+		s.log.Error("persist session event failed; the change is not applied",
+			zap.String("session_id", rt.sess.ID), zap.String("action", action), zap.Error(err))
+		return fmt.Errorf("persist %s: %w", action, err)
+	}
+	rt.sess = next
+	taskChanged := c.task != nil
+	if taskChanged {
+		rt.task = *c.task
+	}
+	rt.subs.publish(Notification{Action: action, Seq: next.LastSeq, Payload: payload, At: now})
+	if taskChanged || c.sess != nil && c.sess.State != "" {
+		s.publishTask(rt)
+	}
+	return nil
+}
+
+func (s *Service) publishTask(rt *sessionRT) {
+	payload, err := json.Marshal(map[string]any{"task": rt.view()})
+	if err != nil {
+		return
+	}
+	s.tasks.publish(Notification{Action: "task.updated", Payload: payload, At: s.now()})
+}
+
+// setStateLocked moves the session (and optionally the task) to a new state.
+func (s *Service) setStateLocked(rt *sessionRT, state, taskState string) error {
+	next := rt.sess
+	next.State = state
+	c := change{sess: &next}
+	if taskState != "" && taskState != rt.task.State {
+		t := rt.task
+		t.State = taskState
+		t.UpdatedAt = s.now()
+		c.task = &t
+	}
+	return s.emitLocked(rt, "session.state_changed",
+		map[string]any{"task_id": rt.task.ID, "state": state}, c)
+}
+
+func (s *Service) addMessageLocked(rt *sessionRT, m store.Message) error {
+	now := s.now()
+	m.SessionID = rt.sess.ID
+	m.Seq = rt.sess.LastSeq + 1
+	m.CreatedAt, m.UpdatedAt = now, now
+	return s.emitLocked(rt, "session.message.added", map[string]any{"message": m}, change{upsert: &m})
+}
+
+// replaceMessageLocked rewrites a message in place (same id, same position).
+func (s *Service) replaceMessageLocked(rt *sessionRT, m store.Message) error {
+	m.SessionID = rt.sess.ID
+	m.UpdatedAt = s.now()
+	return s.emitLocked(rt, "session.message.updated", map[string]any{"message": m}, change{upsert: &m})
+}
+
+func (s *Service) appendTextLocked(rt *sessionRT, id, delta string) error {
+	return s.emitLocked(rt, "session.message.updated",
+		map[string]any{"message_id": id, "delta": delta},
+		change{append: &store.TextAppend{MessageID: id, Delta: delta}})
+}
+
+func (s *Service) deleteMessageLocked(rt *sessionRT, id string) error {
+	return s.emitLocked(rt, "session.message.deleted", map[string]any{"message_id": id}, change{delete: id})
+}
+
+// maxReplayEvents bounds an after_seq replay; a client further behind gets a snapshot.
+const maxReplayEvents = 5000
+
+// SubscribeSession returns the session's state and a feed of every event
+// after it: a snapshot of messages, or with AfterSeq the events after it.
+func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, buffer int) (SubscribeResult, *Subscription, error) {
+	rt, err := s.session(ctx, req.SessionID, req.TaskID)
+	if err != nil {
+		return SubscribeResult{}, nil, err
+	}
+	if buffer <= 0 {
+		buffer = s.cfg.SubscriberBuffer
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	res := SubscribeResult{Task: rt.task, Session: rt.sess, LastSeq: rt.sess.LastSeq}
+	after := req.AfterSeq
+	if after != nil && (*after < 0 || *after > rt.sess.LastSeq || rt.sess.LastSeq-*after > maxReplayEvents) {
+		after = nil // unknown position: start from a snapshot
+	}
+	if after != nil {
+		evs, err := s.store.ListEvents(ctx, rt.sess.ID, *after, 0)
+		if err != nil {
+			return SubscribeResult{}, nil, fmt.Errorf("list events: %w", err)
+		}
+		res.Events = make([]Notification, 0, len(evs))
+		for _, e := range evs {
+			res.Events = append(res.Events, Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
+		}
+	} else {
+		msgs, err := s.store.ListMessages(ctx, rt.sess.ID)
+		if err != nil {
+			return SubscribeResult{}, nil, fmt.Errorf("list messages: %w", err)
+		}
+		res.Messages = msgs
+		if res.Messages == nil {
+			res.Messages = []store.Message{}
+		}
+	}
+	sub := newSubscription(buffer)
+	rt.subs.add(sub)
+	return res, sub, nil
+}
+
+func jsonOf(v any) (json.RawMessage, error) { return json.Marshal(v) }

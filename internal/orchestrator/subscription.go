@@ -1,0 +1,106 @@
+package orchestrator
+
+import "sync"
+
+// Subscription is a bounded, never-blocking feed of notifications. When the
+// reader falls behind by more than its buffer, the feed is cut (Overflowed
+// closes) instead of slowing the publisher; the client then resubscribes
+// with after_seq and misses nothing.
+type Subscription struct {
+	c        chan Notification
+	overflow chan struct{}
+	done     chan struct{}
+	once     sync.Once
+	remove   func()
+}
+
+func newSubscription(buffer int) *Subscription {
+	if buffer <= 0 {
+		buffer = 1024
+	}
+	return &Subscription{
+		c:        make(chan Notification, buffer),
+		overflow: make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+}
+
+// C delivers notifications in publish order.
+func (s *Subscription) C() <-chan Notification { return s.c }
+
+// Overflowed is closed when the subscription was cut for being too slow.
+func (s *Subscription) Overflowed() <-chan struct{} { return s.overflow }
+
+// Done is closed when the subscription ends for any reason.
+func (s *Subscription) Done() <-chan struct{} { return s.done }
+
+// Close unregisters the subscription. Safe to call more than once.
+func (s *Subscription) Close() {
+	s.once.Do(func() {
+		if s.remove != nil {
+			s.remove()
+		}
+		close(s.done)
+	})
+}
+
+// deliver never blocks; it reports false once the subscriber is cut.
+func (s *Subscription) deliver(n Notification) bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	select {
+	case s.c <- n:
+		return true
+	default:
+		select {
+		case <-s.overflow:
+		default:
+			close(s.overflow)
+		}
+		return false
+	}
+}
+
+// fanout is a set of subscriptions; the caller serialises publishes.
+type fanout struct {
+	mu   sync.Mutex // guards subs
+	subs map[*Subscription]struct{}
+}
+
+func (f *fanout) add(s *Subscription) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.subs == nil {
+		f.subs = make(map[*Subscription]struct{})
+	}
+	f.subs[s] = struct{}{}
+	s.remove = func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.subs, s)
+	}
+}
+
+func (f *fanout) publish(n Notification) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for s := range f.subs {
+		if !s.deliver(n) {
+			delete(f.subs, s)
+		}
+	}
+}
+
+func (f *fanout) closeAll() {
+	f.mu.Lock()
+	subs := f.subs
+	f.subs = nil
+	f.mu.Unlock()
+	for s := range subs {
+		s.remove = nil
+		s.Close()
+	}
+}

@@ -1,0 +1,348 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// turn is one attempt at answering the current prompt.
+type turn struct {
+	id     string
+	gen    int64
+	prompt string // the user's prompt, cached for retries
+	replay bool   // a re-drive of a prompt the agent may already hold
+	fresh  bool   // start a new agent session instead of resuming
+	retry  int    // automatic retry number of this attempt; 0 for a user's send
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// Guarded by the session's mutex.
+	stopped        bool // the user pressed Stop
+	cancelledRetry bool // cancel_retry arrived while this retry ran
+	agentMsg       string
+	thoughtMsg     string
+	planMsg        string
+	tools          map[string]store.Message
+	hadOutput      bool
+	hadTool        bool
+}
+
+func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
+	ctx, cancel := context.WithCancel(s.ctx)
+	return &turn{id: uuid.NewString(), gen: rt.sess.Generation, prompt: prompt, ctx: ctx, cancel: cancel,
+		tools: make(map[string]store.Message)}
+}
+
+// Prompt sends a user prompt to the session.
+func (s *Service) Prompt(ctx context.Context, req PromptRequest) error {
+	if err := validatePrompt(req.Text); err != nil {
+		return err
+	}
+	rt, err := s.session(ctx, req.SessionID, req.TaskID)
+	if err != nil {
+		return err
+	}
+	return s.startUserTurn(rt, req.Text)
+}
+
+// startUserTurn records the user's prompt and runs it. The prompt is durable
+// before anything else happens; a parked retry or banner of an older prompt
+// is superseded.
+func (s *Service) startUserTurn(rt *sessionRT, text string) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.turn != nil {
+		return fmt.Errorf("%w: a turn is already running in session %q; stop it first", ErrConflict, rt.sess.ID)
+	}
+	next := rt.sess
+	next.Generation++
+	turnID := uuid.NewString()
+	m := store.Message{ID: uuid.NewString(), TurnID: turnID, Role: "user", Text: text}
+	now := s.now()
+	m.SessionID, m.Seq, m.CreatedAt, m.UpdatedAt = rt.sess.ID, rt.sess.LastSeq+1, now, now
+	if err := s.emitLocked(rt, "session.message.added", map[string]any{"message": m}, change{sess: &next, upsert: &m}); err != nil {
+		return err
+	}
+	s.disarmLocked(rt, outcomeSuperseded)
+	s.retireBannerLocked(rt)
+	rt.chain = chainState{}
+	t := s.newTurn(rt, text)
+	t.id = turnID
+	return s.launchLocked(rt, t, nil)
+}
+
+// launchLocked publishes the turn's start (with the next session row, when
+// the generation moves) and runs it in the background.
+func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) error {
+	if err := s.emitLocked(rt, "session.turn.started",
+		map[string]any{"turn_id": t.id, "generation": t.gen, "retry": t.retry, "replay": t.replay}, change{sess: next}); err != nil {
+		return err
+	}
+	rt.turn = t
+	_ = s.setStateLocked(rt, store.SessionStarting, store.TaskInProgress)
+	if !s.goTurn(func() { s.runTurn(rt, t) }) {
+		rt.turn = nil
+		t.cancel()
+		return ErrClosed
+	}
+	return nil
+}
+
+// runTurn drives one attempt from launch to its end.
+func (s *Service) runTurn(rt *sessionRT, t *turn) {
+	defer t.cancel()
+	ex, err := s.execution(rt, t)
+	if err != nil {
+		s.finishTurn(rt, t, nil, lifecycle.PromptResult{}, err)
+		return
+	}
+	text := t.prompt
+	if t.replay && ex.Resumed() && s.agentHoldsPrompt(rt, ex, t.prompt) {
+		text = s.cfg.Continuation
+	}
+	rt.mu.Lock()
+	next := rt.sess
+	next.AgentSessionID = ex.AgentSessionID()
+	next.State = store.SessionRunning
+	_ = s.emitLocked(rt, "session.state_changed", map[string]any{"task_id": rt.task.ID, "state": store.SessionRunning}, change{sess: &next})
+	rt.mu.Unlock()
+	res, err := ex.Prompt(t.ctx, text)
+	s.finishTurn(rt, t, ex, res, err)
+}
+
+// agentHoldsPrompt reports whether the resumed agent's history already holds
+// every copy of the prompt the user sent, so re-sending it would duplicate a
+// user turn.
+func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) bool {
+	inAgent := 0
+	for _, p := range ex.ReplayedUserPrompts() {
+		if p == prompt {
+			inAgent++
+		}
+	}
+	if inAgent == 0 {
+		return false
+	}
+	msgs, err := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
+	if err != nil {
+		return true // unsure: a continuation is harmless, a duplicate turn is not
+	}
+	sent := 0
+	for _, m := range msgs {
+		if m.Role == "user" && m.Text == prompt {
+			sent++
+		}
+	}
+	return inAgent >= sent
+}
+
+// execution returns the session's live agent process, starting (or resuming) one.
+func (s *Service) execution(rt *sessionRT, t *turn) (Execution, error) {
+	rt.mu.Lock()
+	ex := rt.exec
+	if t.fresh && ex != nil {
+		rt.exec = nil
+	}
+	resumeID := rt.sess.AgentSessionID
+	task := rt.task
+	sessID := rt.sess.ID
+	rt.mu.Unlock()
+	if t.fresh {
+		if ex != nil {
+			_ = ex.Close()
+		}
+		ex, resumeID = nil, ""
+	}
+	if ex != nil {
+		return ex, nil
+	}
+	profile, ok := s.cfg.Profiles[task.Agent]
+	if !ok {
+		return nil, &lifecycle.FailureError{Evidence: routingerr.Evidence{Agent: task.Agent, Phase: routingerr.PhaseProcessStart,
+			Err: fmt.Sprintf("agent profile %q is not configured", task.Agent)}}
+	}
+	ex, err := s.cfg.Agents.Start(t.ctx, lifecycle.StartRequest{
+		Profile:         profile,
+		Workdir:         task.Workdir,
+		Env:             map[string]string{"ORCHESTRATORD_TASK_ID": task.ID, "ORCHESTRATORD_SESSION_ID": sessID},
+		ResumeSessionID: resumeID,
+		OnEvent:         func(ev lifecycle.Event) { s.onAgentEvent(rt, ev) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	rt.exec = ex
+	rt.mu.Unlock()
+	return ex, nil
+}
+
+// onAgentEvent turns streamed updates into chat messages of the running turn.
+func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	t := rt.turn
+	if t == nil {
+		return
+	}
+	switch ev.Kind {
+	case lifecycle.EventAgentMessage:
+		t.hadOutput = true
+		s.streamLocked(rt, t, &t.agentMsg, "agent", ev.Text)
+	case lifecycle.EventAgentThought:
+		s.streamLocked(rt, t, &t.thoughtMsg, "thought", ev.Text)
+	case lifecycle.EventPlan:
+		m := store.Message{ID: t.planMsg, TurnID: t.id, Role: "plan", Text: ev.Text}
+		if t.planMsg == "" {
+			m.ID = uuid.NewString()
+			t.planMsg = m.ID
+			_ = s.addMessageLocked(rt, m)
+			return
+		}
+		_ = s.replaceMessageLocked(rt, m)
+	case lifecycle.EventToolCall, lifecycle.EventToolCallUpdate:
+		t.hadTool = true
+		t.agentMsg = "" // text after a tool call starts a new bubble
+		m, known := t.tools[ev.ToolCallID]
+		if !known {
+			m = store.Message{ID: uuid.NewString(), TurnID: t.id, Role: "tool", Metadata: map[string]any{"tool_call_id": ev.ToolCallID}}
+		}
+		if ev.Title != "" {
+			m.Text = ev.Title
+		}
+		if ev.Status != "" {
+			m.Metadata["status"] = ev.Status
+		}
+		if ev.ToolKind != "" {
+			m.Metadata["tool_kind"] = ev.ToolKind
+		}
+		if !known {
+			if s.addMessageLocked(rt, m) == nil {
+				m.Seq = rt.sess.LastSeq
+				t.tools[ev.ToolCallID] = m
+			}
+			return
+		}
+		if s.replaceMessageLocked(rt, m) == nil {
+			t.tools[ev.ToolCallID] = m
+		}
+	}
+}
+
+// streamLocked appends a chunk to the turn's message of that role, creating it first.
+func (s *Service) streamLocked(rt *sessionRT, t *turn, id *string, role, text string) {
+	if text == "" {
+		return
+	}
+	if *id == "" {
+		m := store.Message{ID: uuid.NewString(), TurnID: t.id, Role: role, Text: text}
+		if s.addMessageLocked(rt, m) == nil {
+			*id = m.ID
+		}
+		return
+	}
+	_ = s.appendTextLocked(rt, *id, text)
+}
+
+// StopTurn stops the running turn, or disarms a parked retry. Idempotent.
+func (s *Service) StopTurn(ctx context.Context, req StopRequest) error {
+	rt, err := s.session(ctx, req.SessionID, req.TaskID)
+	if err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if t := rt.turn; t != nil {
+		t.stopped = true
+		t.cancel()
+		return nil
+	}
+	if rt.retry != nil {
+		s.disarmLocked(rt, outcomeCancelled)
+		s.dropNoticeLocked(rt)
+		return s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskReview)
+	}
+	return nil
+}
+
+// finishTurn settles a turn: success, stop, or a failure for the retry owner.
+func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle.PromptResult, err error) {
+	var ev routingerr.Evidence
+	if err != nil {
+		if fe, ok := lifecycle.AsFailure(err); ok {
+			ev = fe.Evidence
+		} else {
+			ev = routingerr.Evidence{Phase: routingerr.PhaseProcessStart, Err: err.Error()}
+		}
+		if ev.Agent == "" {
+			ev.Agent = rt.task.Agent
+		}
+		// A failed execution is never reused: a retry starts a new process.
+		rt.mu.Lock()
+		if ex != nil && rt.exec == ex {
+			rt.exec = nil
+		}
+		rt.mu.Unlock()
+		if ex != nil {
+			_ = ex.Close()
+		}
+	}
+	if s.ctx.Err() != nil {
+		// Shutting down: leave the turn as it stands; the next start offers recovery.
+		rt.mu.Lock()
+		if rt.turn == t {
+			rt.turn = nil
+		}
+		rt.mu.Unlock()
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.turn != t {
+		return
+	}
+	rt.turn = nil
+	cancelled := t.ctx.Err() != nil || res.StopReason == "cancelled" || ev.Cancelled
+	switch {
+	case t.cancelledRetry:
+		s.recoveryBannerLocked(rt, t, recoveryReason{kind: "cancelled"})
+	case cancelled && t.stopped:
+		s.turnEndedLocked(rt, t, "cancelled", store.SessionWaitingForInput, store.TaskReview)
+		s.disarmLocked(rt, outcomeCancelled)
+		s.dropNoticeLocked(rt)
+	case err == nil:
+		s.turnSucceededLocked(rt, t, res.StopReason)
+	default:
+		s.turnFailedLocked(rt, t, ev)
+	}
+}
+
+func (s *Service) turnEndedLocked(rt *sessionRT, t *turn, outcome, state, taskState string) {
+	_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": outcome}, change{})
+	_ = s.setStateLocked(rt, state, taskState)
+}
+
+func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string) {
+	if rt.retry != nil || t.replay && rt.chain.retry > 0 {
+		s.cfg.Metrics.outcomes.WithLabelValues(outcomeRecovered).Inc()
+		s.log.Info("retry chain recovered", zap.String("session_id", rt.sess.ID), zap.Int("retry", t.retry))
+	}
+	s.clearRetryLocked(rt)
+	s.dropNoticeLocked(rt)
+	rt.chain = chainState{}
+	if stopReason == "" {
+		stopReason = "end_turn"
+	}
+	s.turnEndedLocked(rt, t, stopReason, store.SessionWaitingForInput, store.TaskReview)
+}
+
+// errStale marks work from a superseded generation.
+var errStale = errors.New("stale generation")

@@ -1,0 +1,59 @@
+package routingerr
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchTypical is a ~300-byte failure as lifecycle reports it: the ACP
+// adapter's JSON-RPC error around Claude Code's 529 line.
+var benchTypical = Evidence{
+	Agent: "claude", Phase: PhaseStreaming, HasRPCError: true, RPCCode: -32603,
+	RPCMessage: "Internal error: API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18529).",
+	RPCData:    `{"errorKind":"server_error","request_id":"req_011CUrS5Kp2WmT8nQx3LyBa7D"}`,
+	ExitStatus: "",
+}
+
+// benchUnmatched is ~300 bytes that no rule matches: every rule is tried.
+var benchUnmatched = Evidence{
+	Phase: PhaseStreaming,
+	Err: "agent prompt: the tool runner reported an unexpected condition while writing the patch for " +
+		"internal/queue/worker.go; the edit was rolled back and the session continues. Details: EISDIR: " +
+		"illegal operation on a directory, read (path=/srv/build/cache, attempt=3, elapsed=15290ms, size=402913)",
+}
+
+// benchStderr64K is a 64 KiB stderr tail of debug chatter ending in the
+// final error line.
+var benchStderr64K = func() Evidence {
+	var b strings.Builder
+	line := "[2026-06-01T12:00:00.000Z] DEBUG stream chunk received bytes=1532 model=claude-sonnet-4-5 tokens=402913 latency=15290ms\n"
+	for b.Len() < 64<<10-200 {
+		b.WriteString(line)
+	}
+	b.WriteString(`API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CUv9Ta3LmK6nWp2RyQd8F"}` + "\n")
+	return Evidence{Phase: PhaseStreaming, ExitStatus: "exit status 1", StderrTail: b.String()}
+}()
+
+var benchSink Classification
+
+func benchClassify(b *testing.B, ev Evidence) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	b.SetBytes(int64(len(ev.RPCMessage) + len(ev.RPCData) + len(ev.Err) + len(ev.StderrTail)))
+	b.ReportAllocs()
+	for b.Loop() {
+		benchSink = Classify(ev, now)
+	}
+}
+
+func BenchmarkClassifyTypical300B(b *testing.B)   { benchClassify(b, benchTypical) }
+func BenchmarkClassifyUnmatched300B(b *testing.B) { benchClassify(b, benchUnmatched) }
+func BenchmarkClassifyStderr64KiB(b *testing.B)   { benchClassify(b, benchStderr64K) }
+
+func BenchmarkSanitizeExcerpt(b *testing.B) {
+	s := strings.Repeat("Authorization: Bearer abcdefghijklmnop /home/alice/x sk-ant-api03-abcdefghijklmnop ", 6)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Sanitize(s)
+	}
+}

@@ -1,0 +1,297 @@
+package routingerr
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Input bounds. The final error of a run sits at the end of stderr and at
+// the start of a message, so the classifier reads the tail of one and the
+// head of the others; this keeps a 64 KiB stderr cheap and the work linear.
+const (
+	maxFieldBytes  = 8 << 10
+	maxStderrBytes = 8 << 10
+	// ExcerptMax caps Classification.Excerpt (in bytes, before sanitising).
+	ExcerptMax = 500
+)
+
+// RuleTrace is one rule tried by ClassifyExplain, in evaluation order.
+type RuleTrace struct {
+	RuleID  string `json:"rule_id"`
+	Matched bool   `json:"matched"`
+}
+
+// Unclassified is the rule id reported when no rule matched.
+const ruleUnclassified = "unclassified.v1"
+
+// Classify returns the classification of ev. It is pure: now is only used to
+// resolve clock-time resets such as "resets 3pm (Europe/Paris)".
+func Classify(ev Evidence, now time.Time) Classification {
+	return classify(&ev, now, nil)
+}
+
+// ClassifyExplain is Classify plus the rules tried, in order, ending with the
+// one that matched (if any).
+func ClassifyExplain(ev Evidence, now time.Time) (Classification, []RuleTrace) {
+	trace := make([]RuleTrace, 0, len(ruleTable))
+	c := classify(&ev, now, &trace)
+	return c, trace
+}
+
+// ExcerptOf returns the sanitised, capped text of ev that says the most about
+// its failure: the text around the matching rule, or the message / end of
+// stderr when nothing matched.
+func ExcerptOf(ev Evidence) string {
+	return classify(&ev, time.Time{}, nil).Excerpt
+}
+
+func classify(ev *Evidence, now time.Time, trace *[]RuleTrace) Classification {
+	s := newScan(ev, now)
+	for i := range ruleTable {
+		r := &ruleTable[i]
+		pos := r.eval(s)
+		if trace != nil {
+			*trace = append(*trace, RuleTrace{RuleID: r.id, Matched: pos >= 0})
+		}
+		if pos >= 0 {
+			return s.result(r, pos)
+		}
+	}
+	return Classification{
+		Code:       "unknown",
+		Class:      ClassUnclassified,
+		RuleID:     ruleUnclassified,
+		Excerpt:    s.unmatchedExcerpt(),
+		ResumeSafe: false,
+	}
+}
+
+// scan is one classification in progress: the evidence text joined once and
+// lowercased once (ASCII only, so byte offsets in low and raw agree).
+type scan struct {
+	ev    Evidence // a copy: one allocation holds scan and evidence
+	now   time.Time
+	raw   string // message, data, err and the stderr tail, newline-joined
+	low   string // raw with ASCII letters lowercased
+	found kwSet  // keywords present in low
+
+	statusDone bool
+	status     int // effective HTTP status, 0 when unknown
+	statusPos  int // offset of the status in raw; 0 for a structured status
+}
+
+func newScan(ev *Evidence, now time.Time) *scan {
+	parts := [4]string{
+		headOf(ev.RPCMessage, maxFieldBytes),
+		headOf(ev.RPCData, maxFieldBytes),
+		headOf(ev.Err, maxFieldBytes),
+		tailOf(ev.StderrTail, maxStderrBytes),
+	}
+	raw := joinNonEmpty(parts[:])
+	s := &scan{ev: *ev, now: now, raw: raw, low: lowerASCII(raw)}
+	keywords.scan(s.low, &s.found)
+	return s
+}
+
+// has reports whether keyword w occurs; w should be registered (a rule's
+// keys, gate, any…, or extraKeywords), else it falls back to a search.
+func (s *scan) has(w string) bool {
+	if id, ok := keywords.id(w); ok {
+		return s.found.has(id)
+	}
+	return strings.Contains(s.low, w)
+}
+
+func (s *scan) hasAnyID(ids []uint16) bool {
+	for _, id := range ids {
+		if s.found.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// index is strings.Index(s.low, w), skipped when w is known to be absent.
+func (s *scan) index(w string) int {
+	if !s.has(w) {
+		return -1
+	}
+	return strings.Index(s.low, w)
+}
+
+func (s *scan) result(r *rule, pos int) Classification {
+	c := Classification{Code: r.code, Class: r.class, Confidence: r.conf, RuleID: r.id}
+	if r.hint != nil {
+		c = r.hint(s, c)
+	} else {
+		c = defaultHints(s, c)
+	}
+	c.ResumeSafe = resumeSafe(s, &c)
+	c.Excerpt = s.excerpt(pos)
+	return c
+}
+
+// resumeSafe: a dropped connection or an error event inside a stream leaves
+// the agent's own history intact, so resuming its session duplicates nothing.
+// Everything else is assumed unsafe once output or tools happened.
+func resumeSafe(s *scan, c *Classification) bool {
+	switch c.Code {
+	case "network", "transport_lost":
+		return true
+	case "resume_corrupted":
+		return false
+	}
+	if c.Class != ClassTransient {
+		return false
+	}
+	return s.ev.HTTPStatus == 200 || s.has("event: error") || s.has("response.failed")
+}
+
+// unmatchedExcerpt shows the message when there is one, else the end of
+// stderr, where the last words of a dying agent are.
+func (s *scan) unmatchedExcerpt() string {
+	if s.ev.RPCMessage != "" || s.ev.RPCData != "" || s.ev.Err != "" || len(s.raw) <= ExcerptMax {
+		return s.excerptFrom(0)
+	}
+	return s.excerptFrom(tokenAfter(s.raw, len(s.raw)-ExcerptMax))
+}
+
+// excerpt shows the text around a match at pos: from the start of its line
+// when that is close enough, else from a token boundary shortly before it.
+func (s *scan) excerpt(pos int) string {
+	pos = min(max(pos, 0), len(s.raw))
+	if len(s.raw) <= ExcerptMax {
+		return s.excerptFrom(0)
+	}
+	ls := strings.LastIndexByte(s.raw[:pos], '\n') + 1
+	if pos-ls <= ExcerptMax*3/4 {
+		return s.excerptFrom(ls)
+	}
+	return s.excerptFrom(tokenAfter(s.raw, pos-ExcerptMax/4))
+}
+
+// excerptFrom sanitises about ExcerptMax bytes from start, then caps them.
+// The window ends on a token boundary, so no secret is cut in half before
+// Sanitize sees it; callers start on one for the same reason.
+func (s *scan) excerptFrom(start int) string {
+	raw := s.raw
+	end := tokenEnd(raw, min(len(raw), start+ExcerptMax))
+	for start < end && !utf8.RuneStart(raw[start]) {
+		start++
+	}
+	out := Sanitize(strings.TrimSpace(raw[start:end]))
+	if len(out) > ExcerptMax {
+		cut := ExcerptMax
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut]
+	}
+	return out
+}
+
+// tokenAfter moves i forward to just after a separator (at most 128 bytes).
+func tokenAfter(s string, i int) int {
+	for j := i; j < len(s) && j-i < 128; j++ {
+		if j > 0 && isSep(s[j-1]) {
+			return j
+		}
+	}
+	return i
+}
+
+// tokenEnd moves i forward to a separator (at most 128 bytes).
+func tokenEnd(s string, i int) int {
+	for j := i; j < len(s) && j-i < 128; j++ {
+		if isSep(s[j]) {
+			return j
+		}
+	}
+	return i
+}
+
+func isSep(b byte) bool {
+	switch b {
+	case ' ', '\n', '\r', '\t', '"', '\'', ',', '{', '}', '[', ']', '(', ')', '<', '>', ';':
+		return true
+	}
+	return false
+}
+
+// headOf returns at most n bytes from the start of s, on a rune boundary.
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// tailOf returns at most n bytes from the end of s, starting at a line when
+// one begins within the window.
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	t := s[len(s)-n:]
+	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)-1 {
+		return t[i+1:]
+	}
+	for len(t) > 0 && !utf8.RuneStart(t[0]) {
+		t = t[1:]
+	}
+	return t
+}
+
+// joinNonEmpty joins the non-empty parts with newlines; it allocates only when
+// more than one part is present.
+func joinNonEmpty(parts []string) string {
+	n, count, last := 0, 0, ""
+	for _, p := range parts {
+		if p != "" {
+			n += len(p) + 1
+			count++
+			last = p
+		}
+	}
+	if count <= 1 {
+		return last
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// lowerASCII lowercases A-Z only, so offsets stay those of s; it returns s
+// itself when there is nothing to lower.
+func lowerASCII(s string) string {
+	i := 0
+	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, len(s))
+	copy(b, s)
+	for ; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	// b is never written again: share it instead of copying it once more.
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

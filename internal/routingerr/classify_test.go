@@ -1,0 +1,307 @@
+package routingerr
+
+import (
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata" // the zone tests must not depend on the host's zoneinfo
+)
+
+var testNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// The traps named in DESIGN §3 and issue 3.
+func TestTraps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		ev        Evidence
+		wantCode  string
+		wantClass Class
+	}{
+		{"digits inside a duration are not a 529",
+			txt(`{"type":"result","is_error":true,"duration_ms":15290,"num_turns":1,"result":"done"}`), "unknown", ClassUnclassified},
+		{"digits inside a token count are not a 402",
+			txt("prompt used 402913 tokens and 4290 ms"), "unknown", ClassUnclassified},
+		{"a JSON-RPC code is not an HTTP status",
+			txt(`{"code":-32603,"message":"Internal error"}`), "unknown", ClassUnclassified},
+		{"a port ending in 529 is not a status",
+			txt("dial 127.0.0.1:18529 ok; Internal error"), "unknown", ClassUnclassified},
+		{"agent prose about overload is not an overload",
+			txt("I've updated `internal/queue/worker.go` so that when the queue is overloaded the handler returns HTTP 529 with an `overloaded_error` body instead of blocking."),
+			"unknown", ClassUnclassified},
+		{"prose in stderr before an unrelated error",
+			Evidence{StderrTail: "note: the build farm is overloaded today\nError: EISDIR: illegal operation on a directory"}, "unknown", ClassUnclassified},
+		{"context canceled is a cancel, not a failure",
+			txt("agent prompt: context canceled"), "cancelled", ClassTerminal},
+		{"the cancel flag wins over any provider text",
+			Evidence{Cancelled: true, Err: `API Error: 529 {"type":"error","error":{"type":"overloaded_error"}}`}, "cancelled", ClassTerminal},
+		{"structured status outranks a status in text",
+			status(503, "upstream said: status: 401"), "unavailable", ClassTransient},
+		{"structured status outranks a 529 in text",
+			status(401, "API Error: 400 bad key"), "auth", ClassUserAction},
+		{"a 200 stream error still reads the text status",
+			status(200, "API Error: 500 boom"), "server_error", ClassTransient},
+		{"insufficient_quota on a 429 is billing, not a rate limit",
+			status(429, `{"error":{"type":"insufficient_quota","code":"insufficient_quota"}}`), "billing", ClassUserAction},
+		{"request too large per minute on a 429 is terminal",
+			status(429, `{"error":{"message":"Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 31538.","code":"rate_limit_exceeded"}}`),
+			"context_overflow", ClassTerminal},
+		{"the last error after the agent's own retries counts",
+			txt("API Error (529 {}) · Retrying in 38 seconds… (attempt 10/10)\nAPI Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}"),
+			"overloaded", ClassTransient},
+		{"in-progress markers of an exited agent are not in progress",
+			Evidence{ExitStatus: "exit status 1", Err: `API Error (529 {"type":"error","error":{"type":"overloaded_error"}}) · Retrying in 4 seconds… (attempt 4/10)`},
+			"overloaded", ClassTransient},
+		{"wrapped several times",
+			txt(`claude exited with error: exit status 1: Internal error: API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"slow"}}`),
+			"rate_limited", ClassTransient},
+		{"empty evidence", Evidence{}, "unknown", ClassUnclassified},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := Classify(tt.ev, testNow)
+			if c.Code != tt.wantCode || c.Class != tt.wantClass {
+				t.Errorf("got %s/%s (rule %s), want %s/%s", c.Code, c.Class, c.RuleID, tt.wantCode, tt.wantClass)
+			}
+		})
+	}
+}
+
+func TestHints(t *testing.T) {
+	t.Parallel()
+	ms := func(n int64) *time.Duration { d := time.Duration(n) * time.Millisecond; return &d }
+	at := func(s string) *time.Time { t, _ := time.Parse(time.RFC3339, s); return &t }
+	tests := []struct {
+		name  string
+		ev    Evidence
+		now   time.Time
+		retry *time.Duration
+		reset *time.Time
+	}{
+		{"retry-after header seconds", status(429, "retry-after: 27\n{\"type\":\"rate_limit_error\"}"), testNow, ms(27000), nil},
+		{"retry-after-ms wins", status(429, "retry-after: 27\nretry-after-ms: 26500\n"), testNow, ms(26500), nil},
+		{"retry-after as JSON header", status(429, `{"headers":{"retry-after":"3"}}`), testNow, ms(3000), nil},
+		{"try again in ms", txt(`{"code":"rate_limit_exceeded","message":"Please try again in 644ms."}`), testNow, ms(644), nil},
+		{"try again in compound", txt(`{"code":"rate_limit_exceeded","message":"Please try again in 7m12.5s."}`), testNow, ms(432500), nil},
+		{"try again in words", txt(`rate_limit_exceeded: try again in 20 seconds`), testNow, ms(20000), nil},
+		{"retryDelay", status(429, `{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"PerMinute"},{"retryDelay":"1.5s"}]}`), testNow, ms(1500), nil},
+		{"try again in a moment is no hint", txt("API Error: 529 Overloaded. try again in a moment."), testNow, nil, nil},
+		{"retrying in seconds (in progress)", txt("API Error (x) · Retrying in 19 seconds… (attempt 8/10)"), testNow, ms(19000), nil},
+		{"epoch after the pipe", txt("Claude AI usage limit reached|1751385600"), testNow, nil, at("2025-07-01T16:00:00Z")},
+		{"resets_at and resets_in_seconds", txt(`{"error":{"type":"usage_limit_reached","resets_at":1775317531,"resets_in_seconds":602705}}`), testNow,
+			ms(602705000), at("2026-04-04T15:45:31Z")},
+		{"unified reset header", status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 1764525600"), testNow,
+			nil, at("2025-11-30T18:00:00Z")},
+		{"unified reset RFC 3339", status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 2026-06-01T17:00:00Z"), testNow,
+			nil, at("2026-06-01T17:00:00Z")},
+		{"regain access on", txt("You will regain access on 2026-09-01 at 00:00 UTC."), testNow, nil, at("2026-09-01T00:00:00Z")},
+		{"resets 3pm in a named zone, later today", txt("You've hit your limit · resets 3pm (Europe/Paris)"), testNow, nil, at("2026-06-01T13:00:00Z")},
+		{"resets 9:30am in a named zone, tomorrow", txt("You've hit your limit · resets 9:30am (Europe/Paris)"), testNow, nil, at("2026-06-02T07:30:00Z")},
+		{"resets in winter time", txt("You've hit your limit · resets 3pm (Europe/Paris)"), time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC), nil, at("2026-01-10T14:00:00Z")},
+		{"resets in New York", txt("You've hit your weekly limit · resets 12am (America/New_York)"), testNow, nil, at("2026-06-02T04:00:00Z")},
+		{"no zone, no reset", txt("You've hit your session limit · resets 3:45pm"), testNow, nil, nil},
+		{"unknown zone, no reset", txt("You've hit your session limit · resets 3pm (Mars/Olympus)"), testNow, nil, nil},
+		{"no clock, no reset", txt("You've hit your session limit · resets 3pm (Europe/Paris)"), time.Time{}, nil, nil},
+		{"hints only for retryable classes", status(400, "prompt is too long; retry-after: 5"), testNow, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := Classify(tt.ev, tt.now)
+			if !equalPtr(c.RetryAfter, tt.retry) {
+				t.Errorf("retry_after = %v, want %v (rule %s)", str(c.RetryAfter), str(tt.retry), c.RuleID)
+			}
+			if (c.ResetAt == nil) != (tt.reset == nil) || c.ResetAt != nil && !c.ResetAt.Equal(*tt.reset) {
+				t.Errorf("reset_at = %v, want %v (rule %s)", str(c.ResetAt), str(tt.reset), c.RuleID)
+			}
+		})
+	}
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func str[T any](p *T) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
+}
+
+func TestParseHumanDuration(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"644ms.", 644 * time.Millisecond, true},
+		{"22s", 22 * time.Second, true},
+		{"1.5s", 1500 * time.Millisecond, true},
+		{"7m12s", 7*time.Minute + 12*time.Second, true},
+		{"1h2m3s", time.Hour + 2*time.Minute + 3*time.Second, true},
+		{"4 seconds…", 4 * time.Second, true},
+		{"2 minutes", 2 * time.Minute, true},
+		{"a moment", 0, false},
+		{"5 apples", 0, false},
+		{"99999999999999h", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		got, _, ok := parseHumanDuration(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseHumanDuration(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestResumeSafe(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ev   Evidence
+		want bool
+	}{
+		{txt("read tcp 1.2.3.4:5->6.7.8.9:443: read: connection reset by peer"), true},
+		{txt("API Error: Connection closed mid-response."), true},
+		{status(200, "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\"}}"), true},
+		{status(529, `{"type":"error","error":{"type":"overloaded_error"}}`), false},
+		{txt("API Error: 400 due to tool use concurrency issues. Run /rewind"), false},
+		{txt("Credit balance is too low"), false},
+	}
+	for _, tt := range tests {
+		if got := Classify(tt.ev, testNow).ResumeSafe; got != tt.want {
+			t.Errorf("ResumeSafe(%q) = %v, want %v", tt.ev.Err, got, tt.want)
+		}
+	}
+}
+
+func TestEvidenceFields(t *testing.T) {
+	t.Parallel()
+	// Lifecycle's shape: the RPC error, the Go error around it and stderr.
+	ev := Evidence{
+		Agent: "claude", Phase: PhaseStreaming, HasRPCError: true, RPCCode: -32603,
+		RPCMessage: "Internal error", RPCData: `{"errorKind":"server_error"}`,
+		Err:        "agent prompt: acp: Internal error",
+		StderrTail: strings.Repeat("[debug] chunk\n", 2000) + "API Error: 529 Overloaded. This is a server-side issue\n",
+	}
+	c := Classify(ev, testNow)
+	if c.Code != "overloaded" || c.RuleID != "anthropic.overloaded.529.v1" {
+		t.Fatalf("got %s (%s), want overloaded from stderr", c.Code, c.RuleID)
+	}
+	if !strings.Contains(c.Excerpt, "529 Overloaded") {
+		t.Errorf("excerpt %q does not show the error", c.Excerpt)
+	}
+	// Only the tail of a long stderr is read: an early error line has been
+	// superseded by what followed.
+	ev = Evidence{StderrTail: "Credit balance is too low\n" + strings.Repeat("x", 3*maxStderrBytes)}
+	if c := Classify(ev, testNow); c.Class != ClassUnclassified {
+		t.Errorf("head of a long stderr was read: %s", c.RuleID)
+	}
+}
+
+func TestClassifyExplain(t *testing.T) {
+	t.Parallel()
+	ev := txt("API Error: Request timed out.")
+	c, trace := ClassifyExplain(ev, testNow)
+	if c != Classify(ev, testNow) {
+		t.Fatalf("ClassifyExplain and Classify disagree")
+	}
+	last := trace[len(trace)-1]
+	if !last.Matched || last.RuleID != c.RuleID {
+		t.Fatalf("trace ends with %+v, want the matched rule %s", last, c.RuleID)
+	}
+	for _, tr := range trace[:len(trace)-1] {
+		if tr.Matched {
+			t.Fatalf("rule %s matched before the winner", tr.RuleID)
+		}
+	}
+	_, trace = ClassifyExplain(txt("nothing to see"), testNow)
+	if len(trace) != len(Rules()) {
+		t.Errorf("unmatched trace has %d rules, want all %d", len(trace), len(Rules()))
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	key := "sk-ant-api03-" + strings.Repeat("A", 90)
+	long := strings.Repeat("lorem ipsum ", 100) + "Authorization: Bearer " + key + " " + key +
+		` {"type":"error","error":{"type":"overloaded_error"}} /home/alice/project ` + strings.Repeat("dolor ", 200)
+	c := Classify(txt(long), testNow)
+	if len(c.Excerpt) > ExcerptMax {
+		t.Errorf("excerpt is %d bytes, cap %d", len(c.Excerpt), ExcerptMax)
+	}
+	for _, leak := range []string{"AAAAAAAA", "alice"} {
+		if strings.Contains(c.Excerpt, leak) {
+			t.Errorf("excerpt leaks %q: %s", leak, c.Excerpt)
+		}
+	}
+	if !strings.Contains(c.Excerpt, "overloaded_error") {
+		t.Errorf("excerpt misses the match: %s", c.Excerpt)
+	}
+	if got := ExcerptOf(txt("Error: x at /Users/bob/code")); got != "Error: x at ~/code" {
+		t.Errorf("ExcerptOf = %q", got)
+	}
+	if got := ExcerptOf(Evidence{StderrTail: strings.Repeat("a", 2000) + "\nlast words"}); !strings.HasSuffix(got, "last words") {
+		t.Errorf("unmatched stderr excerpt should show the end, got %q", got)
+	}
+}
+
+// Inputs built to hurt: many near-matches, long lines, many markers. Each
+// must classify in time linear in its size; the bound is generous so the
+// race detector and a loaded machine pass, and a quadratic path does not.
+func TestLinearTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing")
+	}
+	t.Parallel()
+	patterns := []string{
+		"overloaded ", "api error: ", `"code":`, "retrying in ", "529 overloade", "retry-after: x ",
+		"hit your ", "resets ", "status: ", "\n", "e", "sk-aaaa", "/home/", "bearer ", "authorization",
+	}
+	for _, p := range patterns {
+		s := strings.Repeat(p, (64<<10)/len(p))
+		ev := Evidence{RPCMessage: s, RPCData: s, Err: s, StderrTail: s}
+		start := time.Now()
+		Classify(ev, testNow)
+		if d := time.Since(start); d > 250*time.Millisecond {
+			t.Errorf("pattern %q: %v for 4×64 KiB", p, d)
+		}
+	}
+}
+
+func TestRuleIDsAreVersioned(t *testing.T) {
+	t.Parallel()
+	for _, r := range Rules() {
+		i := strings.LastIndex(r.ID, ".v")
+		if i < 0 || i == len(r.ID)-2 || strings.Count(r.ID, ".") < 2 || strings.ToLower(r.ID) != r.ID {
+			t.Errorf("rule id %q is not <provider>.<name>.v<N>", r.ID)
+		}
+	}
+}
+
+func TestEveryCodeHasCopy(t *testing.T) {
+	t.Parallel()
+	codes := map[string]bool{"unknown": true}
+	for _, r := range Rules() {
+		codes[r.Code] = true
+	}
+	for code := range codes {
+		if _, ok := familyLabels[code]; !ok {
+			t.Errorf("FamilyLabel has no copy for %q", code)
+		}
+		if _, ok := descriptions[code]; !ok {
+			t.Errorf("Describe has no copy for %q", code)
+		}
+	}
+	if got := FamilyLabel("overloaded"); got != "Provider overloaded" {
+		t.Errorf("FamilyLabel(overloaded) = %q", got)
+	}
+	if got := Describe(Classification{Code: "auth"}); got != "The agent is not logged in or its API key was rejected." {
+		t.Errorf("Describe(auth) = %q", got)
+	}
+	if FamilyLabel("nope") == "" || Describe(Classification{Code: "nope"}) == "" {
+		t.Error("unknown codes need fallback copy")
+	}
+}

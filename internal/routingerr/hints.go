@@ -1,0 +1,363 @@
+package routingerr
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxHint bounds any parsed duration: a hint beyond a month is noise.
+const maxHint = 31 * 24 * time.Hour
+
+// defaultHints fills RetryAfter for transient and usage-window failures and
+// ResetAt for usage windows. Other classes carry no hint worth acting on.
+func defaultHints(s *scan, c Classification) Classification {
+	if c.Class != ClassTransient && c.Class != ClassWaitForReset {
+		return c
+	}
+	if d, ok := retryAfterHint(s); ok {
+		c.RetryAfter = new(d)
+	}
+	if c.Class == ClassWaitForReset {
+		if t, ok := resetHint(s); ok {
+			c.ResetAt = new(t)
+		}
+	}
+	return c
+}
+
+// hintKeywords gate the hint parsers (see extraKeywords).
+var hintKeywords = []string{
+	"retry-after", `"retrydelay"`, "try again in ", "retry after ", "retry in ", `"resets_in_seconds"`,
+	"limit reached|", `"resets_at"`, "anthropic-ratelimit-unified-reset", "regain access on ",
+	"resets ", "reset at ",
+}
+
+// retryAfterHint reads the provider's wait hint, most explicit form first.
+func retryAfterHint(s *scan) (time.Duration, bool) {
+	low := s.low
+	if s.has("retry-after") {
+		if v, ok := valueAfter(low, "retry-after-ms"); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+				return clampHint(time.Duration(f * float64(time.Millisecond)))
+			}
+		}
+		for off := 0; ; {
+			i := strings.Index(low[off:], "retry-after")
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + 1
+			if strings.HasPrefix(low[i+len("retry-after"):], "-ms") {
+				continue
+			}
+			if v, ok := valueAfter(low[i:], "retry-after"); ok {
+				if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+					return clampHint(time.Duration(f * float64(time.Second)))
+				}
+			}
+			break
+		}
+	}
+	if s.has(`"retrydelay"`) {
+		if v, ok := valueAfter(low, `"retrydelay"`); ok {
+			if d, _, ok := parseHumanDuration(v); ok {
+				return clampHint(d)
+			}
+		}
+	}
+	for _, k := range []string{"try again in ", "retry after ", "retry in "} {
+		if i := s.index(k); i >= 0 {
+			if d, _, ok := parseHumanDuration(low[i+len(k):]); ok {
+				return clampHint(d)
+			}
+		}
+	}
+	if s.has(`"resets_in_seconds"`) {
+		if v, ok := valueAfter(low, `"resets_in_seconds"`); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+				return clampHint(time.Duration(n) * time.Second)
+			}
+		}
+	}
+	return 0, false
+}
+
+func clampHint(d time.Duration) (time.Duration, bool) {
+	if d < 0 || d > maxHint {
+		return 0, false
+	}
+	return d, true
+}
+
+// valueAfter returns the scalar after key in "key: v", "key=v", `"key":"v"`
+// or `"key": v` forms: digits, '.', and unit letters, without quotes.
+func valueAfter(low, key string) (string, bool) {
+	i := strings.Index(low, key)
+	if i < 0 {
+		return "", false
+	}
+	j := i + len(key)
+	j = skip(low, j, `" `)
+	if j >= len(low) || (low[j] != ':' && low[j] != '=') {
+		return "", false
+	}
+	j = skip(low, j+1, `" `)
+	k := j
+	for k < len(low) && (isDigit(low[k]) || low[k] == '.' || 'a' <= low[k] && low[k] <= 'z') {
+		k++
+	}
+	if k == j {
+		return "", false
+	}
+	return low[j:k], true
+}
+
+func skip(s string, i int, set string) int {
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// durationUnits are tried longest first, so "ms" is not read as "m".
+var durationUnits = []struct {
+	name string
+	d    time.Duration
+}{
+	{"milliseconds", time.Millisecond}, {"millisecond", time.Millisecond}, {"ms", time.Millisecond},
+	{"seconds", time.Second}, {"second", time.Second}, {"secs", time.Second}, {"sec", time.Second}, {"s", time.Second},
+	{"minutes", time.Minute}, {"minute", time.Minute}, {"mins", time.Minute}, {"min", time.Minute}, {"m", time.Minute},
+	{"hours", time.Hour}, {"hour", time.Hour}, {"hrs", time.Hour}, {"hr", time.Hour}, {"h", time.Hour},
+}
+
+// parseHumanDuration reads "644ms", "22s", "1.5s", "7m12s", "4 seconds",
+// "1 hour" at the start of s (lowercase). It returns the bytes consumed.
+func parseHumanDuration(s string) (time.Duration, int, bool) {
+	var total time.Duration
+	i, parts := 0, 0
+	for {
+		j := i
+		for j < len(s) && (isDigit(s[j]) || s[j] == '.') {
+			j++
+		}
+		if j == i {
+			break
+		}
+		f, err := strconv.ParseFloat(s[i:j], 64)
+		if err != nil {
+			break
+		}
+		k := j
+		if k < len(s) && s[k] == ' ' {
+			k++
+		}
+		unit := time.Duration(0)
+		for _, u := range durationUnits {
+			if strings.HasPrefix(s[k:], u.name) {
+				end := k + len(u.name)
+				if end < len(s) && 'a' <= s[end] && s[end] <= 'z' {
+					continue
+				}
+				unit, k = u.d, end
+				break
+			}
+		}
+		if unit == 0 || f > float64(maxHint/unit) {
+			break
+		}
+		total += time.Duration(f * float64(unit))
+		parts++
+		i = k
+		if i >= len(s) || !isDigit(s[i]) {
+			break
+		}
+	}
+	return total, i, parts > 0
+}
+
+// resetHint finds the absolute end of a usage window.
+func resetHint(s *scan) (time.Time, bool) {
+	low := s.low
+	for _, k := range []string{"limit reached|", `"resets_at"`, "anthropic-ratelimit-unified-reset"} {
+		i := s.index(k)
+		if i < 0 {
+			continue
+		}
+		rest := low[i+len(k):]
+		if k != "limit reached|" {
+			j := skip(rest, 0, `" `)
+			if j >= len(rest) || (rest[j] != ':' && rest[j] != '=') {
+				continue
+			}
+			rest = rest[skip(rest, j+1, `" `):]
+		}
+		if t, ok := parseEpochOrRFC3339(s.raw[len(s.raw)-len(rest):]); ok {
+			return t, true
+		}
+	}
+	if i := s.index("regain access on "); i >= 0 {
+		rest := s.raw[i+len("regain access on "):]
+		// "2026-09-01 at 00:00 UTC"
+		if len(rest) >= len("2006-01-02 at 15:04 UTC") {
+			if t, err := time.Parse("2006-01-02 at 15:04 MST", rest[:len("2006-01-02 at 15:04 UTC")]); err == nil && strings.EqualFold(rest[20:23], "utc") {
+				return t.UTC(), true
+			}
+		}
+		if len(rest) >= 10 {
+			if t, err := time.Parse("2006-01-02", rest[:10]); err == nil {
+				return t.UTC(), true
+			}
+		}
+	}
+	return clockReset(s)
+}
+
+// parseEpochOrRFC3339 reads Unix seconds (10 digits), milliseconds (13) or an
+// RFC 3339 time at the start of s.
+func parseEpochOrRFC3339(s string) (time.Time, bool) {
+	j := 0
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j < len(s) && (s[j] == '-' || s[j] == 'T') && j == 4 {
+		end := j
+		for end < len(s) && strings.IndexByte("0123456789-:TZ.+", s[end]) >= 0 {
+			end++
+		}
+		t, err := time.Parse(time.RFC3339, s[:end])
+		return t.UTC(), err == nil
+	}
+	n, err := strconv.ParseInt(s[:j], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	switch j {
+	case 10:
+		return time.Unix(n, 0).UTC(), true
+	case 13:
+		return time.UnixMilli(n).UTC(), true
+	}
+	return time.Time{}, false
+}
+
+// clockReset resolves "resets 3pm (Europe/Paris)" or "resets 3:45pm
+// (America/New_York)" against now. Without a named zone the time is left
+// unknown: the agent's zone is a guess, and a wrong reset is worse than none.
+func clockReset(s *scan) (time.Time, bool) {
+	if s.now.IsZero() {
+		return time.Time{}, false
+	}
+	for _, k := range []string{"resets ", "reset at "} {
+		i := s.index(k)
+		if i < 0 {
+			continue
+		}
+		rest := s.low[i+len(k):]
+		rest = strings.TrimPrefix(rest, "at ")
+		h, m, n, ok := parseClock(rest)
+		if !ok {
+			continue
+		}
+		after := s.raw[len(s.raw)-len(rest)+n:]
+		after = strings.TrimLeft(after, " ")
+		if !strings.HasPrefix(after, "(") {
+			continue
+		}
+		end := strings.IndexByte(after, ')')
+		if end < 0 {
+			continue
+		}
+		loc, ok := loadZone(after[1:end])
+		if !ok {
+			continue
+		}
+		now := s.now.In(loc)
+		t := time.Date(now.Year(), now.Month(), now.Day(), h, m, 0, 0, loc)
+		if !t.After(now) {
+			t = t.AddDate(0, 0, 1)
+		}
+		return t.UTC(), true
+	}
+	return time.Time{}, false
+}
+
+// parseClock reads "3pm", "3:45pm", "3 pm", "15:00" at the start of s.
+func parseClock(s string) (h, m, n int, ok bool) {
+	i := 0
+	for i < len(s) && i < 2 && isDigit(s[i]) {
+		h = h*10 + int(s[i]-'0')
+		i++
+	}
+	if i == 0 {
+		return 0, 0, 0, false
+	}
+	hasMin := false
+	if i+2 < len(s) && s[i] == ':' && isDigit(s[i+1]) && isDigit(s[i+2]) {
+		m = int(s[i+1]-'0')*10 + int(s[i+2]-'0')
+		i += 3
+		hasMin = true
+	}
+	j := i
+	if j < len(s) && s[j] == ' ' {
+		j++
+	}
+	switch {
+	case strings.HasPrefix(s[j:], "am"):
+		if h == 12 {
+			h = 0
+		}
+		i = j + 2
+	case strings.HasPrefix(s[j:], "pm"):
+		if h != 12 {
+			h += 12
+		}
+		i = j + 2
+	case !hasMin:
+		return 0, 0, 0, false
+	}
+	if h > 23 || m > 59 {
+		return 0, 0, 0, false
+	}
+	return h, m, i, true
+}
+
+// zones caches the time zones that loaded: loading one reads the zone
+// database. Unknown names are not cached, so hostile text cannot grow it.
+var zones sync.Map // string → *time.Location
+
+func loadZone(name string) (*time.Location, bool) {
+	if !zoneName(name) {
+		return nil, false
+	}
+	if v, ok := zones.Load(name); ok {
+		return v.(*time.Location), true
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, false
+	}
+	zones.Store(name, loc)
+	return loc, true
+}
+
+// zoneName accepts IANA-shaped names ("Europe/Paris", "UTC") only.
+func zoneName(name string) bool {
+	if name == "UTC" || name == "GMT" {
+		return true
+	}
+	if len(name) < 3 || len(name) > 48 || !strings.Contains(name, "/") || strings.Contains(name, "..") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isAlnum(c) && c != '/' && c != '-' && c != '+' {
+			return false
+		}
+	}
+	return name[0] != '/'
+}

@@ -1,0 +1,231 @@
+package routingerr
+
+import (
+	"slices"
+	"strings"
+)
+
+// band orders the rules: lower bands are tried first, and within a band the
+// provider files keep the order of ruleSets, then their own order. Bands go
+// from the most specific evidence to the vaguest, so e.g. "insufficient_quota"
+// (user_action) beats the 429 it arrives with, and a 429's status beats
+// prose-looking text.
+type band int
+
+const (
+	bandCancel    band = iota // a cancel is never a provider failure
+	bandProgress              // the agent is itself still retrying
+	bandReset                 // usage windows; they share wording with billing and rate limits
+	bandTerminal              // this request can never succeed
+	bandUser                  // a human must fix something
+	bandTransient             // provider-specific transient wording and error types
+	bandTransport             // connection and transport failures
+	bandStatus                // HTTP status, structured first, then from error-shaped text
+	bandGeneric               // generic provider error types without a status
+	bandFallback              // weak heuristics
+)
+
+// rule is one classification rule. It matches when one of any occurs (if
+// set), all of all occur, none of none occurs, and match (if set) agrees.
+// match only runs when one of gate occurs (if set); keys lists the other
+// keywords match asks s.has about. All strings are lowercase.
+type rule struct {
+	id    string
+	band  band
+	code  string
+	class Class
+	conf  float64
+	any   []string
+	all   []string
+	none  []string
+	gate  []string
+	keys  []string
+	match func(s *scan) int                              // custom matcher: offset of the evidence, or -1
+	hint  func(s *scan, c Classification) Classification // replaces defaultHints
+
+	anyIDs, allIDs, noneIDs, gateIDs []uint16 // set by buildTable
+}
+
+// eval returns the offset of the matching text in s.raw, or -1. Keyword
+// tests are bit tests (see matcher.go); text is only searched again to
+// place the excerpt of the rule that matched.
+func (r *rule) eval(s *scan) int {
+	first := -1
+	if len(r.anyIDs) > 0 {
+		for i, id := range r.anyIDs {
+			if s.found.has(id) {
+				first = i
+				break
+			}
+		}
+		if first < 0 {
+			return -1
+		}
+	}
+	for _, id := range r.allIDs {
+		if !s.found.has(id) {
+			return -1
+		}
+	}
+	for _, id := range r.noneIDs {
+		if s.found.has(id) {
+			return -1
+		}
+	}
+	if len(r.gateIDs) > 0 && !s.hasAnyID(r.gateIDs) {
+		return -1
+	}
+	if r.match != nil {
+		return r.match(s)
+	}
+	switch {
+	case first >= 0:
+		return strings.Index(s.low, r.any[first])
+	case len(r.all) > 0:
+		return strings.Index(s.low, r.all[0])
+	}
+	return 0
+}
+
+// ruleSets lists the provider files; the order breaks ties inside a band.
+var ruleSets = [][]rule{cancelRules, acpRules, anthropicRules, openaiRules, googleRules, bedrockRules, networkRules, genericRules, statusRules}
+
+// ruleTable is every rule in evaluation order; keywords finds their words.
+// Built in init: the rules' matchers refer to keywords themselves.
+var (
+	ruleTable []rule
+	keywords  *matcher
+)
+
+func init() { ruleTable, keywords = buildTable(ruleSets, extraKeywords) }
+
+// extraKeywords are searched for outside rules: status markers, hints and
+// resume safety.
+var extraKeywords = slices.Concat(statusMarkers, hintKeywords, []string{"event: error", "response.failed"})
+
+func buildTable(sets [][]rule, extra []string) ([]rule, *matcher) {
+	var all []rule
+	for _, set := range sets {
+		all = append(all, set...)
+	}
+	slices.SortStableFunc(all, func(a, b rule) int { return int(a.band) - int(b.band) })
+	words := slices.Clone(extra)
+	seen := make(map[string]bool, len(all))
+	for _, r := range all {
+		if seen[r.id] {
+			panic("routingerr: duplicate rule id " + r.id)
+		}
+		seen[r.id] = true
+		words = append(words, slices.Concat(r.any, r.all, r.none, r.gate, r.keys)...)
+	}
+	m := newMatcher(words)
+	for i := range all {
+		r := &all[i]
+		r.anyIDs, r.allIDs, r.noneIDs, r.gateIDs = m.idsOf(r.any), m.idsOf(r.all), m.idsOf(r.none), m.idsOf(r.gate)
+	}
+	return all, m
+}
+
+// RuleInfo describes one rule for documentation and --explain.
+type RuleInfo struct {
+	ID    string
+	Code  string
+	Class Class
+}
+
+// Rules lists every rule in evaluation order.
+func Rules() []RuleInfo {
+	out := make([]RuleInfo, len(ruleTable))
+	for i, r := range ruleTable {
+		out[i] = RuleInfo{ID: r.id, Code: r.code, Class: r.class}
+	}
+	return out
+}
+
+// indexBounded finds k in s where it does not continue a word or number:
+// "529 overloaded" must not match inside "1529 overloaded".
+func indexBounded(s, k string) int {
+	off := 0
+	for {
+		i := strings.Index(s[off:], k)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		end := i + len(k)
+		if (i == 0 || !isAlnum(s[i-1]) || !isAlnum(k[0])) &&
+			(end == len(s) || !isAlnum(s[end]) || !isAlnum(k[len(k)-1])) {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+// anyBounded returns the first bounded occurrence of any of ks.
+func anyBounded(s string, ks ...string) int {
+	for _, k := range ks {
+		if i := indexBounded(s, k); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func isAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_'
+}
+
+// errorLine finds the last occurrence of one of ks on an error-shaped line:
+// a JSON error, "Error:", "API Error", an exception. Agent prose that talks
+// about overload ("when the queue is overloaded we return 529") is not one.
+// Each line is inspected once, so the cost stays linear.
+func errorLine(s string, ks ...string) int {
+	for _, k := range ks {
+		end := len(s)
+		for end > 0 {
+			i := strings.LastIndex(s[:end], k)
+			if i < 0 {
+				break
+			}
+			ls := strings.LastIndexByte(s[:i], '\n') + 1
+			le := strings.IndexByte(s[i:], '\n')
+			if le < 0 {
+				le = len(s)
+			} else {
+				le += i
+			}
+			if isErrorShaped(s[ls:le]) {
+				return i
+			}
+			end = ls
+		}
+	}
+	return -1
+}
+
+func isErrorShaped(line string) bool {
+	return strings.Contains(line, `"error"`) || strings.Contains(line, "error:") ||
+		strings.Contains(line, "api error") || strings.Contains(line, "exception") ||
+		strings.Contains(line, `"message"`) || strings.HasPrefix(strings.TrimSpace(line), "error")
+}
+
+// statusIs matches an effective HTTP status in [lo, hi].
+func statusIs(lo, hi int) func(s *scan) int {
+	return func(s *scan) int {
+		st, pos := s.httpStatus()
+		if st >= lo && st <= hi {
+			return pos
+		}
+		return -1
+	}
+}
+
+// laterErrorAfterLine reports whether an error line follows the line holding
+// offset i: the agent's own retry loop ended in a final error.
+func laterErrorAfterLine(low string, i int) bool {
+	nl := strings.IndexByte(low[i:], '\n')
+	if nl < 0 {
+		return false
+	}
+	return strings.Contains(low[i+nl:], "error")
+}

@@ -1,0 +1,40 @@
+package routingerr
+
+// Agent Client Protocol: JSON-RPC errors from agents and their adapters, and
+// the transport between us and the agent.
+var acpRules = []rule{
+	// ACP's "request cancelled" (-32800): the client, i.e. we on a user's
+	// behalf, cancelled the turn.
+	{id: "acp.request_cancelled.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 0.95,
+		keys: acpCancelWords,
+		match: func(s *scan) int {
+			if s.ev.HasRPCError && s.ev.RPCCode == -32800 {
+				return 0
+			}
+			for _, k := range acpCancelWords {
+				if i := s.index(k); i >= 0 && indexBounded(s.low[i:], k) == 0 {
+					return i
+				}
+			}
+			return -1
+		}},
+	{id: "acp.error_kind_auth.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{`"errorkind":"authentication_failed"`, `"errorkind": "authentication_failed"`}},
+	// ACP's auth_required (-32000). Other agents use -32000 for anything, so
+	// the message decides, not the code.
+	{id: "acp.auth_required.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"authentication required"}},
+	// The ACP adapter lost its agent process ("The Claude Agent process
+	// exited unexpectedly"); the acp-go-sdk's "peer disconnected before
+	// response" when the adapter itself went away.
+	{id: "acp.peer_disconnected.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.9,
+		any: []string{"peer disconnected", "connection to agent closed"}},
+	{id: "acp.process_exited.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		any: []string{"process exited unexpectedly"}},
+	// claude-agent-acp's data.errorKind convention, used when the message
+	// itself says nothing more specific.
+	{id: "acp.error_kind_server.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,
+		any: []string{`"errorkind":"server_error"`, `"errorkind": "server_error"`}},
+}
+
+var acpCancelWords = []string{`"code":-32800`, `"code": -32800`, "request cancelled", "request canceled"}

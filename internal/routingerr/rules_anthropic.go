@@ -1,0 +1,125 @@
+package routingerr
+
+import "strings"
+
+// Anthropic API bodies and headers, and every wording generation of Claude
+// Code and its ACP adapter.
+var anthropicRules = []rule{
+	// "API Error: Operation aborted": Claude Code aborted the request. Without
+	// our cancel flag we cannot tell who did, so it is not trusted to retry.
+	{id: "claude_code.aborted.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.5,
+		any: []string{"operation aborted", "request was aborted"}},
+
+	// "API Error (529 …) · Retrying in 4 seconds… (attempt 4/10)": Claude
+	// Code is still retrying on its own. Once the process has exited, or a
+	// later error line follows, the retries are over and the error inside
+	// is what counts.
+	{id: "claude_code.retrying.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.9,
+		gate: []string{"retrying in "},
+		match: func(s *scan) int {
+			if s.ev.ExitStatus != "" {
+				return -1
+			}
+			i := strings.LastIndex(s.low, "retrying in ")
+			if i < 0 || laterErrorAfterLine(s.low, i) {
+				return -1
+			}
+			if _, _, ok := parseHumanDuration(s.low[i+len("retrying in "):]); !ok {
+				return -1
+			}
+			return i
+		},
+		hint: func(s *scan, c Classification) Classification {
+			i := strings.LastIndex(s.low, "retrying in ")
+			if d, _, ok := parseHumanDuration(s.low[i+len("retrying in "):]); ok && d <= maxHint {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
+
+	// Unified (subscription) limits: the 429 carries the window's reset.
+	{id: "anthropic.unified_rejected.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
+		any: []string{"unified-status: rejected", `unified-status":"rejected"`, `unified-status": "rejected"`}},
+	// Legacy Claude Code: "Claude AI usage limit reached|1751385600".
+	{id: "claude_code.usage_limit_epoch.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
+		gate: []string{"limit reached|"},
+		match: func(s *scan) int {
+			i := strings.Index(s.low, "limit reached|")
+			if i >= 0 && i+len("limit reached|") < len(s.low) && isDigit(s.low[i+len("limit reached|")]) {
+				return i
+			}
+			return -1
+		}},
+	// Spend caps: "You will regain access on 2026-09-01 at 00:00 UTC."
+	{id: "anthropic.spend_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
+		any: []string{"regain access on", "enforced_spend_limit_reached", "api usage limits"}},
+
+	{id: "claude_code.tool_concurrency.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
+		any: []string{"tool use concurrency", "run /rewind"}},
+	{id: "anthropic.tool_result_mismatch.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
+		any: []string{"ids were found without `tool_result`", "ids were found without tool_result",
+			"unexpected `tool_use_id`", "unexpected tool_use_id"}},
+	{id: "anthropic.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.95,
+		any: []string{"prompt is too long", "input is too long for requested model"}},
+	// "Request too large (max 30 MB)"; OpenAI's per-minute wording is a
+	// different failure (rules_openai.go).
+	{id: "anthropic.request_too_large.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.9,
+		any:  []string{`"request_too_large"`, "request too large", "request exceeds the maximum allowed number of bytes"},
+		none: []string{"per min", "(tpm)", "(rpm)"}},
+	{id: "claude_code.pdf_invalid.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"pdf file was not valid", "pdf specified was not valid", "could not process pdf"}},
+
+	{id: "anthropic.credit_balance.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
+		any: []string{"credit balance is too low"}},
+	{id: "claude_code.not_logged_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"not logged in", "run /login", "oauth token revoked", "oauth token has expired", "invalid api key · "}},
+	{id: "anthropic.disabled_org.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"belongs to a disabled organization", "organization has been disabled"}},
+	{id: "anthropic.authentication_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
+		any: []string{`"authentication_error"`, "invalid x-api-key", "invalid bearer token"}},
+	{id: "claude_code.org_disabled_access.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
+		any: []string{"organization has disabled"}},
+	{id: "anthropic.permission_error.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.95,
+		any: []string{`"permission_error"`}},
+	{id: "claude_code.model_issue.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
+		any: []string{"issue with the selected model"}},
+	{id: "anthropic.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
+		all: []string{`"not_found_error"`, "model"}},
+	// A beta field the endpoint does not know (e.g. a gateway or an old
+	// Bedrock/Vertex region): the setup needs changing, not the prompt.
+	{id: "anthropic.extra_inputs.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"extra inputs are not permitted"}},
+
+	{id: "anthropic.overloaded_error.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.95,
+		any: []string{`"type":"overloaded_error"`, `"type": "overloaded_error"`}},
+	{id: "anthropic.overloaded.529.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
+		keys: []string{"529 overloaded"},
+		match: func(s *scan) int {
+			if st, pos := s.httpStatus(); st == 529 {
+				return pos
+			}
+			if !s.has("529 overloaded") {
+				return -1
+			}
+			return indexBounded(s.low, "529 overloaded")
+		}},
+	{id: "claude_code.server_limiting.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
+		any: []string{"temporarily limiting requests"}},
+	// "Request rejected (429) · this may be a temporary capacity issue."
+	{id: "claude_code.request_rejected.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
+		any: []string{"request rejected (429)"}},
+	{id: "anthropic.rate_limit_error.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
+		any: []string{`"rate_limit_error"`}},
+
+	{id: "network.connection_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.9,
+		any: []string{"connection closed mid-response", "closed mid-response"}},
+	{id: "claude_code.request_timed_out.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
+		any: []string{"request timed out", "api error: timeout"}},
+	{id: "claude_code.connection_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
+		any: []string{"api error: connection error", "unable to connect to api", "apiconnectionerror", "connection error."}},
+
+	{id: "anthropic.api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
+		any: []string{`"type":"api_error"`, `"type": "api_error"`}},
+	{id: "anthropic.invalid_request_error.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
+		any: []string{`"invalid_request_error"`}},
+}

@@ -1,0 +1,31 @@
+package routingerr
+
+// Amazon Bedrock, by exception name (boto3, the AWS SDKs and Claude Code on
+// Bedrock all carry it).
+var bedrockRules = []rule{
+	{id: "bedrock.per_day.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
+		any: []string{"tokens per day", "requests per day"}},
+
+	// On-demand throughput not supported: the model id must be an inference
+	// profile — a configuration of the model, not of the request.
+	{id: "bedrock.on_demand_unsupported.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"on-demand throughput", "inference profile"}},
+	{id: "bedrock.access_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
+		any: []string{"accessdeniedexception"}},
+	{id: "bedrock.resource_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,
+		any: []string{"resourcenotfoundexception"}},
+	{id: "bedrock.credentials.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"unrecognizedclientexception", "expiredtokenexception", "security token included in the request is"}},
+
+	{id: "bedrock.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
+		any: []string{"throttlingexception", "too many tokens, please wait", "too many requests, please wait"}},
+	{id: "bedrock.service_unavailable.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.9,
+		any: []string{"serviceunavailableexception"}},
+	{id: "bedrock.model_not_ready.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.85,
+		any: []string{"modelnotreadyexception"}},
+	{id: "bedrock.internal.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.85,
+		any: []string{"internalserverexception", "modelstreamerrorexception", "modelerrorexception", "modeltimeoutexception"}},
+
+	{id: "bedrock.validation.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
+		any: []string{"validationexception"}},
+}

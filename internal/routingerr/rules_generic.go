@@ -1,0 +1,123 @@
+package routingerr
+
+import "strings"
+
+// Provider-neutral rules: cancellation, usage-limit wording shared by the
+// coding CLIs, local configuration problems, and the weak fallbacks.
+// cancelRules come first of all: a user's (or the daemon's) cancel is not a
+// provider failure, whatever error text it left behind.
+var cancelRules = []rule{
+	{id: "generic.cancelled_flag.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 1,
+		match: func(s *scan) int {
+			if s.ev.Cancelled {
+				return 0
+			}
+			return -1
+		}},
+	{id: "go.context_canceled.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 0.9,
+		any: []string{"context canceled", "context cancelled"}},
+}
+
+var genericRules = []rule{
+
+	// "You've hit your session limit · resets 3:45pm" (Claude Code),
+	// "You've hit your usage limit … try again at 3:32 PM" (Codex).
+	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
+		gate: []string{"hit your ", "usage limit reached", "limit will reset at"},
+		match: func(s *scan) int {
+			if i := s.index("hit your "); i >= 0 {
+				rest := s.low[i+len("hit your "):]
+				if j := strings.Index(rest, "limit"); j >= 0 && j <= 24 && strings.IndexByte(rest[:j], '\n') < 0 {
+					return i
+				}
+			}
+			for _, k := range []string{"usage limit reached", "limit will reset at"} {
+				if i := s.index(k); i >= 0 {
+					return i
+				}
+			}
+			return -1
+		}},
+
+	{id: "tls.certificate.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
+		any: []string{"x509:", "certificate verification failed", "failed to verify certificate",
+			"unable to verify the first certificate", "self signed certificate", "self-signed certificate",
+			"unable to get local issuer certificate", "certificate has expired", "cert_has_expired",
+			"self_signed_cert_in_chain", "depth_zero_self_signed_cert", "certificate_verify_failed"}},
+	// The agent binary is missing: a human must install it or fix PATH.
+	{id: "exec.not_found.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
+		keys: []string{"executable file not found", ": command not found", "spawn ", " enoent"},
+		match: func(s *scan) int {
+			if i := s.index("executable file not found"); i >= 0 {
+				return i
+			}
+			if i := s.index(": command not found"); i >= 0 {
+				return i
+			}
+			if s.has(" enoent") {
+				if i := s.index("spawn "); i >= 0 && strings.Contains(s.low[i:], " enoent") {
+					return i
+				}
+			}
+			if s.ev.ExitStatus == "exit status 127" {
+				return 0
+			}
+			return -1
+		}},
+
+	// Overload wording on an error-shaped line; prose saying "overloaded"
+	// does not count.
+	{id: "generic.overloaded_text.v1", band: bandFallback, code: "overloaded", class: ClassTransient, conf: 0.6,
+		gate:  []string{"overloaded"},
+		match: func(s *scan) int { return errorLine(s.low, "overloaded") }},
+	// The agent died mid-turn with nothing we recognise: treat it like a lost
+	// transport. At start-up a crash is more likely configuration: leave it.
+	{id: "agent.exited_mid_turn.v1", band: bandFallback, code: "transport_lost", class: ClassTransient, conf: 0.5,
+		match: func(s *scan) int {
+			if s.ev.ExitStatus != "" && (s.ev.Phase == PhasePromptSend || s.ev.Phase == PhaseStreaming) {
+				return max(0, len(s.raw)-ExcerptMax)
+			}
+			return -1
+		}},
+}
+
+// statusRules read the HTTP status: a structured one from Evidence first,
+// else one introduced by a marker in error text (see status.go).
+var statusRules = []rule{
+	{id: "http.rate_limited.429.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.8, match: statusIs(429, 429)},
+	{id: "http.auth.401.v1", band: bandStatus, code: "auth", class: ClassUserAction, conf: 0.8, match: statusIs(401, 401)},
+	{id: "http.billing.402.v1", band: bandStatus, code: "billing", class: ClassUserAction, conf: 0.8, match: statusIs(402, 402)},
+	{id: "http.permission.403.v1", band: bandStatus, code: "permission", class: ClassUserAction, conf: 0.8, match: statusIs(403, 403)},
+	{id: "http.not_found.404.v1", band: bandStatus, code: "model", class: ClassUserAction, conf: 0.6, match: statusIs(404, 404)},
+	{id: "http.timeout.408.v1", band: bandStatus, code: "network", class: ClassTransient, conf: 0.7, match: statusIs(408, 408)},
+	{id: "http.too_large.413.v1", band: bandStatus, code: "invalid_request", class: ClassTerminal, conf: 0.8, match: statusIs(413, 413)},
+	{id: "http.bad_request.4xx.v1", band: bandStatus, code: "invalid_request", class: ClassTerminal, conf: 0.6,
+		match: func(s *scan) int {
+			if st, pos := s.httpStatus(); st == 400 || st == 422 {
+				return pos
+			}
+			return -1
+		}},
+	{id: "http.server_error.500.v1", band: bandStatus, code: "server_error", class: ClassTransient, conf: 0.8, match: statusIs(500, 501)},
+	{id: "http.unavailable.5xx.v1", band: bandStatus, code: "unavailable", class: ClassTransient, conf: 0.8,
+		match: func(s *scan) int {
+			if st, pos := s.httpStatus(); st >= 502 && st <= 504 || st >= 520 && st <= 524 {
+				return pos
+			}
+			return -1
+		}},
+	{id: "http.server_error.5xx.v1", band: bandStatus, code: "server_error", class: ClassTransient, conf: 0.7, match: statusIs(505, 599)},
+	// A status with its reason phrase ("502 Bad Gateway") is a status too,
+	// e.g. in a proxy's HTML page.
+	{id: "http.gateway_text.v1", band: bandStatus, code: "unavailable", class: ClassTransient, conf: 0.7,
+		gate:  gatewayPhrases,
+		match: func(s *scan) int { return anyBounded(s.low, gatewayPhrases...) }},
+	{id: "http.too_many_requests_text.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.7,
+		gate:  []string{"429 too many requests"},
+		match: func(s *scan) int { return anyBounded(s.low, "429 too many requests") }},
+	{id: "http.internal_error_text.v1", band: bandStatus, code: "server_error", class: ClassTransient, conf: 0.7,
+		gate:  []string{"500 internal server error"},
+		match: func(s *scan) int { return anyBounded(s.low, "500 internal server error") }},
+}
+
+var gatewayPhrases = []string{"502 bad gateway", "503 service unavailable", "504 gateway timeout", "504 gateway time-out"}

@@ -1,0 +1,38 @@
+package routingerr
+
+// Gemini API, Gemini CLI and Vertex AI (including Claude on Vertex).
+var googleRules = []rule{
+	// RESOURCE_EXHAUSTED is a daily quota only when its quota id says so.
+	{id: "gemini.quota_per_day.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
+		all: []string{"resource_exhausted"}, any: []string{"perday", "per_day", "per day"}},
+
+	{id: "gemini.api_key_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
+		any: []string{"api_key_invalid", "api key not valid", "api key expired"}},
+	{id: "gemini.location_unsupported.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
+		any: []string{"not available in your country", "user location is not supported"}},
+	{id: "vertex.publisher_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
+		any: []string{"not allowed to use publisher model", "is not found for api version"}},
+	{id: "gemini.permission_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{`"status":"permission_denied"`, `"status": "permission_denied"`}},
+
+	{id: "gemini.model_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
+		gate:  []string{"model is overloaded"},
+		match: func(s *scan) int { return errorLine(s.low, "model is overloaded") }},
+	{id: "gemini.quota_per_minute.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
+		all: []string{"resource_exhausted"}, any: []string{"perminute", "per_minute", "per minute"}},
+	// Vertex per-model request quotas (Claude on Vertex): per-minute in
+	// practice, so a rate limit; raising them is the user's other option.
+	{id: "vertex.quota_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
+		all: []string{"resource_exhausted", "quota exceeded for"}},
+	// Vertex's shared (dynamic) capacity: "Resource exhausted, please try
+	// again later."
+	{id: "vertex.resource_exhausted.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.8,
+		any: []string{"resource_exhausted", "resource exhausted"}},
+	{id: "gemini.invalid_chunk.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.7,
+		any: []string{"invalid chunk or missing finish reason", "stream ended with an invalid chunk"}},
+
+	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
+		any: []string{`"status":"internal"`, `"status": "internal"`}},
+	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,
+		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable"}},
+}

@@ -1,0 +1,76 @@
+package routingerr
+
+import "strings"
+
+// OpenAI API bodies and the Codex CLI.
+var openaiRules = []rule{
+	// "Reconnecting... 4/5 (21s • esc to interrupt)": Codex is retrying its
+	// stream; 21s is time elapsed, not a wait, so no hint.
+	{id: "codex.reconnecting.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
+		gate: []string{"reconnecting... ", "reconnecting… "},
+		match: func(s *scan) int {
+			if s.ev.ExitStatus != "" {
+				return -1
+			}
+			for _, k := range []string{"reconnecting... ", "reconnecting… "} {
+				i := strings.LastIndex(s.low, k)
+				if i < 0 || laterErrorAfterLine(s.low, i) {
+					continue
+				}
+				rest := s.low[i+len(k):]
+				j := 0
+				for j < len(rest) && isDigit(rest[j]) {
+					j++
+				}
+				if j > 0 && j < len(rest) && rest[j] == '/' {
+					return i
+				}
+			}
+			return -1
+		},
+		hint: func(_ *scan, c Classification) Classification { return c }},
+
+	// ChatGPT-plan limits: {"type":"usage_limit_reached","resets_at":…}.
+	{id: "openai.usage_limit_reached.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
+		any: []string{"usage_limit_reached"}},
+
+	// "Request too large for gpt-4o … on tokens per min": one request above
+	// the per-minute budget can never pass, whatever the wait.
+	{id: "openai.request_too_large_tpm.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
+		all: []string{"request too large for"}, any: []string{"per min", "(tpm)"}},
+	{id: "openai.context_length.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.95,
+		any: []string{"context_length_exceeded", "maximum context length"}},
+	{id: "codex.context_window.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
+		any: []string{"out of room in the model's context window", "exceeds the context window"}},
+	// The history holds a tool call without its output: replaying the same
+	// history fails the same way.
+	{id: "openai.no_tool_output.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
+		any: []string{"no tool output found for function call"}},
+
+	{id: "openai.insufficient_quota.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
+		any: []string{"insufficient_quota", "billing_hard_limit_reached"}},
+	{id: "openai.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
+		any: []string{"invalid_api_key", "incorrect api key provided"}},
+	{id: "openai.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
+		any: []string{"model_not_found", "does not exist or you do not have access to it"}},
+	// Codex's QuotaExceeded and similar; Gemini sends the same sentence with
+	// RESOURCE_EXHAUSTED, which rules_google.go reads by its quota id.
+	{id: "openai.plan_and_billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
+		any: []string{"check your plan and billing"}, none: []string{"resource_exhausted"}},
+
+	{id: "openai.engine_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
+		gate:  openaiOverloadWords,
+		match: func(s *scan) int { return errorLine(s.low, openaiOverloadWords...) }},
+	{id: "openai.rate_limit_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.95,
+		any: []string{"rate_limit_exceeded", "rate limit reached for"}},
+
+	{id: "codex.stream_disconnected.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.9,
+		any: []string{"stream disconnected before completion"}},
+
+	// {"type":"server_error"} bodies and Responses-API "response.failed"
+	// events with an error code of server_error.
+	{id: "openai.server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
+		any: []string{`"type":"server_error"`, `"type": "server_error"`, `"code":"server_error"`, `"code": "server_error"`}},
+}
+
+var openaiOverloadWords = []string{"engine is currently overloaded", "server is overloaded", "servers are currently overloaded"}

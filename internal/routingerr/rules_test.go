@@ -1,0 +1,459 @@
+package routingerr
+
+import (
+	"testing"
+	"time"
+)
+
+func txt(s string) Evidence              { return Evidence{Err: s} }
+func status(code int, s string) Evidence { return Evidence{HTTPStatus: code, Err: s} }
+
+// ruleFixtures holds, for every rule, evidence it must win on (positives,
+// checked through the whole ordered table) and near misses it must not match
+// (negatives, checked against the rule alone).
+var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
+	"generic.cancelled_flag.v1": {
+		pos: []Evidence{{Cancelled: true, Err: "API Error: 529 Overloaded"}},
+		neg: []Evidence{txt("cancelled"), {Cancelled: false, Err: "request cancelled"}},
+	},
+	"go.context_canceled.v1": {
+		pos: []Evidence{txt("agent prompt: context canceled"), txt("Post \"https://api\": context cancelled")},
+		neg: []Evidence{txt("context deadline exceeded"), txt("the context was cancelled by")},
+	},
+	"acp.request_cancelled.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32800, RPCMessage: "cancelled"}, txt(`acp: {"code":-32800,"message":"Request cancelled"}`)},
+		neg: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error"}, txt(`{"code":-328000}`)},
+	},
+	"claude_code.aborted.v1": {
+		pos: []Evidence{txt("API Error: Operation aborted"), txt("AbortError: Request was aborted.")},
+		neg: []Evidence{txt("aborted the operation")},
+	},
+	"claude_code.retrying.v1": {
+		pos: []Evidence{txt("API Error (Request timed out.) · Retrying in 1 seconds… (attempt 2/10)"),
+			{StderrTail: "API Error (529 …) · Retrying in 19 seconds… (attempt 8/10)\n[debug] tick\n"}},
+		neg: []Evidence{
+			txt("API Error (529) · Retrying in 38 seconds… (attempt 10/10)\nAPI Error: 529 {\"type\":\"error\"}"),
+			{ExitStatus: "exit status 1", Err: "API Error (529) · Retrying in 4 seconds… (attempt 4/10)"},
+			txt("retrying in a moment"),
+		},
+	},
+	"codex.reconnecting.v1": {
+		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5")},
+		neg: []Evidence{txt("Reconnecting... please wait"), {ExitStatus: "exit status 1", Err: "Reconnecting... 5/5"}},
+	},
+	"anthropic.unified_rejected.v1": {
+		pos: []Evidence{status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 1764525600")},
+		neg: []Evidence{txt("anthropic-ratelimit-unified-status: allowed")},
+	},
+	"claude_code.usage_limit_epoch.v1": {
+		pos: []Evidence{txt("Claude AI usage limit reached|1751385600")},
+		neg: []Evidence{txt("Claude AI usage limit reached|"), txt("usage limit reached")},
+	},
+	"anthropic.spend_limit.v1": {
+		pos: []Evidence{txt("You have reached your specified API usage limits. You will regain access on 2026-04-01 at 00:00 UTC.")},
+		neg: []Evidence{txt("Server is temporarily limiting requests (not your usage limit)")},
+	},
+	"openai.usage_limit_reached.v1": {
+		pos: []Evidence{txt(`{"error":{"type":"usage_limit_reached","resets_at":1775317531}}`)},
+		neg: []Evidence{txt("usage limit reached soon")},
+	},
+	"gemini.quota_per_day.v1": {
+		pos: []Evidence{txt(`{"status":"RESOURCE_EXHAUSTED","quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}`)},
+		neg: []Evidence{txt(`{"status":"RESOURCE_EXHAUSTED","quotaId":"GenerateRequestsPerMinutePerProjectPerModel"}`), txt("3 requests per day")},
+	},
+	"bedrock.per_day.v1": {
+		pos: []Evidence{txt("ThrottlingException: Too many tokens per day, please wait before trying again.")},
+		neg: []Evidence{txt("ThrottlingException: Too many tokens, please wait before trying again.")},
+	},
+	"cli.usage_limit.v1": {
+		pos: []Evidence{txt("You've hit your session limit · resets 3:45pm"), txt("■ You’ve hit your usage limit. Try again at 3:32 PM."),
+			txt("Claude usage limit reached. Your limit will reset at 3pm (Europe/Paris).")},
+		neg: []Evidence{txt("API Error: Server is temporarily limiting requests (not your usage limit)"), txt("hit your head on the\nlimit")},
+	},
+	"claude_code.tool_concurrency.v1": {
+		pos: []Evidence{txt("API Error: 400 due to tool use concurrency issues. Run /rewind to recover the conversation.")},
+		neg: []Evidence{txt("tool use finished"), txt("run /review")},
+	},
+	"anthropic.tool_result_mismatch.v1": {
+		pos: []Evidence{status(400, "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01")},
+		neg: []Evidence{txt("tool_result blocks found")},
+	},
+	"anthropic.prompt_too_long.v1": {
+		pos: []Evidence{txt("claude exited with error: exit status 1: Prompt is too long"), txt("Input is too long for requested model.")},
+		neg: []Evidence{txt("the prompt is long")},
+	},
+	"anthropic.request_too_large.v1": {
+		pos: []Evidence{txt("Request too large (max 30 MB)."), status(413, `{"type":"error","error":{"type":"request_too_large"}}`)},
+		neg: []Evidence{txt("Request too large for gpt-4o on tokens per min (TPM)"), txt("request is large")},
+	},
+	"claude_code.pdf_invalid.v1": {
+		pos: []Evidence{txt("The PDF file was not valid. Double press esc to go back.")},
+		neg: []Evidence{txt("the PDF file was written")},
+	},
+	"openai.request_too_large_tpm.v1": {
+		pos: []Evidence{status(429, "Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 31538.")},
+		neg: []Evidence{txt("Request too large (max 30 MB)"), txt("Rate limit reached for gpt-4o on tokens per min (TPM)")},
+	},
+	"openai.context_length.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"context_length_exceeded"}}`), txt("This model's maximum context length is 128000 tokens.")},
+		neg: []Evidence{txt("context length is fine")},
+	},
+	"codex.context_window.v1": {
+		pos: []Evidence{txt("Codex ran out of room in the model's context window. Start a new conversation.")},
+		neg: []Evidence{txt("the context window is 200k tokens")},
+	},
+	"openai.no_tool_output.v1": {
+		pos: []Evidence{txt(`unexpected status 400 Bad Request: {"error":{"message":"No tool output found for function call call_x."}}`)},
+		neg: []Evidence{txt("tool output found")},
+	},
+	"acp.error_kind_auth.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
+		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
+	},
+	"acp.auth_required.v1": {
+		pos: []Evidence{txt(`agent new session: acp: {"code":-32000,"message":"Authentication required"}`)},
+		neg: []Evidence{{HasRPCError: true, RPCCode: -32000, RPCMessage: "Internal error"}},
+	},
+	"anthropic.credit_balance.v1": {
+		pos: []Evidence{txt("Credit balance is too low"), status(400, `{"error":{"message":"Your credit balance is too low to access the Anthropic API."}}`)},
+		neg: []Evidence{txt("credit balance: $12.00")},
+	},
+	"claude_code.not_logged_in.v1": {
+		pos: []Evidence{txt("Not logged in · Please run /login"), txt("OAuth token revoked · Please run /login")},
+		neg: []Evidence{txt("logged in as alice")},
+	},
+	"anthropic.disabled_org.v1": {
+		pos: []Evidence{txt("Your ANTHROPIC_API_KEY belongs to a disabled organization · Unset the environment variable")},
+		neg: []Evidence{txt("organization settings")},
+	},
+	"anthropic.authentication_error.v1": {
+		pos: []Evidence{status(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)},
+		neg: []Evidence{txt("authentication_error handling was added to the client")},
+	},
+	"claude_code.org_disabled_access.v1": {
+		pos: []Evidence{txt(`{"is_error":true,"duration_ms":15290,"result":"Your organization has disabled Claude subscription access for Claude Code"}`)},
+		neg: []Evidence{txt("organization has 3 members")},
+	},
+	"anthropic.permission_error.v1": {
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"permission_error","message":"no"}}`)},
+		neg: []Evidence{txt("permission_error")},
+	},
+	"claude_code.model_issue.v1": {
+		pos: []Evidence{txt("There's an issue with the selected model (claude-x). It may not exist or you may not have access to it.")},
+		neg: []Evidence{txt("the selected model is claude")},
+	},
+	"anthropic.model_not_found.v1": {
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"not_found_error","message":"model: claude-3-5-sonnet-20241022"}}`)},
+		neg: []Evidence{txt(`{"type":"error","error":{"type":"not_found_error","message":"file: x"}}`)},
+	},
+	"anthropic.extra_inputs.v1": {
+		pos: []Evidence{txt(`API Error: 400 {"error":{"type":"invalid_request_error","message":"context_management: Extra inputs are not permitted"}}`)},
+		neg: []Evidence{txt("extra inputs are permitted")},
+	},
+	"openai.insufficient_quota.v1": {
+		pos: []Evidence{status(429, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota"}}`)},
+		neg: []Evidence{txt("sufficient quota")},
+	},
+	"openai.invalid_api_key.v1": {
+		pos: []Evidence{status(401, `{"error":{"message":"Incorrect API key provided: sk-proj-****Xq7d.","code":"invalid_api_key"}}`)},
+		neg: []Evidence{txt("api key provided")},
+	},
+	"openai.model_not_found.v1": {
+		pos: []Evidence{txt(`{"error":{"message":"The model gpt-9 does not exist or you do not have access to it.","code":"model_not_found"}}`)},
+		neg: []Evidence{txt("model found")},
+	},
+	"openai.plan_and_billing.v1": {
+		pos: []Evidence{txt("Quota exceeded. Check your plan and billing details.")},
+		neg: []Evidence{txt(`{"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}`)},
+	},
+	"gemini.api_key_invalid.v1": {
+		pos: []Evidence{status(400, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`)},
+		neg: []Evidence{txt("api key valid")},
+	},
+	"gemini.location_unsupported.v1": {
+		pos: []Evidence{txt("Gemini API free tier is not available in your country. Please enable billing."), txt("User location is not supported for the API use.")},
+		neg: []Evidence{txt("available in your region")},
+	},
+	"vertex.publisher_model.v1": {
+		pos: []Evidence{txt("Project `p` is not allowed to use Publisher Model `projects/p/.../claude-3-sonnet@20240229`"),
+			txt("models/gemini-9 is not found for API version v1beta")},
+		neg: []Evidence{txt("publisher model loaded")},
+	},
+	"gemini.permission_denied.v1": {
+		pos: []Evidence{txt(`{"error":{"code":403,"message":"denied","status":"PERMISSION_DENIED"}}`)},
+		neg: []Evidence{txt("PERMISSION_DENIED")},
+	},
+	"bedrock.on_demand_unsupported.v1": {
+		pos: []Evidence{txt("ValidationException: Invocation of model ID x with on-demand throughput isn’t supported. Retry with an inference profile.")},
+		neg: []Evidence{txt("ValidationException: messages: field required")},
+	},
+	"bedrock.access_denied.v1": {
+		pos: []Evidence{txt("An error occurred (AccessDeniedException) when calling the InvokeModel operation: You don't have access")},
+		neg: []Evidence{txt("access granted")},
+	},
+	"bedrock.resource_not_found.v1": {
+		pos: []Evidence{txt("An error occurred (ResourceNotFoundException) when calling the InvokeModel operation: Could not resolve the foundation model")},
+		neg: []Evidence{txt("resource found")},
+	},
+	"bedrock.credentials.v1": {
+		pos: []Evidence{txt("An error occurred (UnrecognizedClientException) when calling the InvokeModel operation: The security token included in the request is invalid.")},
+		neg: []Evidence{txt("security token refreshed")},
+	},
+	"tls.certificate.v1": {
+		pos: []Evidence{txt(`Post "https://api.anthropic.com/v1/messages": tls: failed to verify certificate: x509: certificate signed by unknown authority`),
+			txt("Unable to connect to API: SSL certificate verification failed."), txt("Error: unable to get local issuer certificate")},
+		neg: []Evidence{txt("certificate renewed"), txt("x509 parsing library")},
+	},
+	"exec.not_found.v1": {
+		pos: []Evidence{txt(`start agent: exec: "claude-agent-acp": executable file not found in $PATH`), txt("Error: spawn claude ENOENT"),
+			{Phase: PhaseProcessStart, ExitStatus: "exit status 127"}, txt("sh: claude: command not found")},
+		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"}},
+	},
+	"anthropic.overloaded_error.v1": {
+		pos: []Evidence{status(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			{HTTPStatus: 200, Err: "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\"}}"}},
+		neg: []Evidence{txt("returns HTTP 529 with an `overloaded_error` body")},
+	},
+	"anthropic.overloaded.529.v1": {
+		pos: []Evidence{txt("API Error: 529 Overloaded. This is a server-side issue, usually temporary"), txt("Repeated 529 Overloaded errors"),
+			status(529, "")},
+		neg: []Evidence{txt("took 1529 overloaded cycles"), txt(`{"duration_ms":15290}`), txt("returns HTTP 529 with an `overloaded_error` body")},
+	},
+	"claude_code.server_limiting.v1": {
+		pos: []Evidence{txt("API Error: Server is temporarily limiting requests (not your usage limit) · Rate limited")},
+		neg: []Evidence{txt("server is limiting")},
+	},
+	"claude_code.request_rejected.v1": {
+		pos: []Evidence{txt("API Error: Request rejected (429) · this may be a temporary capacity issue.")},
+		neg: []Evidence{txt("Request rejected (400)")},
+	},
+	"anthropic.rate_limit_error.v1": {
+		pos: []Evidence{status(429, "retry-after: 27\n\n{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"This request would exceed your organization's rate limit\"}}")},
+		neg: []Evidence{txt("rate_limit_error")},
+	},
+	"openai.engine_overloaded.v1": {
+		pos: []Evidence{status(503, `{"error":{"message":"The engine is currently overloaded, please try again later.","type":"server_error"}}`)},
+		neg: []Evidence{txt("I think the engine is currently overloaded, so I waited.")},
+	},
+	"openai.rate_limit_exceeded.v1": {
+		pos: []Evidence{txt(`{"error":{"message":"Rate limit reached for gpt-4o ... Please try again in 644ms.","code":"rate_limit_exceeded"}}`)},
+		neg: []Evidence{txt("rate limit ok")},
+	},
+	"gemini.model_overloaded.v1": {
+		pos: []Evidence{txt(`✕ [API Error: got status: UNAVAILABLE. {"error":{"code":503,"message":"The model is overloaded. Please try again later."}}]`)},
+		neg: []Evidence{txt("The model is overloaded with context, so I summarised the file.")},
+	},
+	"gemini.quota_per_minute.v1": {
+		pos: []Evidence{status(429, `{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"},{"retryDelay":"38s"}]}`)},
+		neg: []Evidence{txt("60 requests per minute")},
+	},
+	"vertex.quota_exceeded.v1": {
+		pos: []Evidence{txt(`API Error: 429 {"error":{"code":429,"message":"Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model","status":"RESOURCE_EXHAUSTED"}}`)},
+		neg: []Evidence{txt("Quota exceeded for project x")},
+	},
+	"vertex.resource_exhausted.v1": {
+		pos: []Evidence{status(429, `{"error":{"code":429,"message":"Resource exhausted, please try again later.","status":"RESOURCE_EXHAUSTED"}}`)},
+		neg: []Evidence{txt("resources exhausted")},
+	},
+	"gemini.invalid_chunk.v1": {
+		pos: []Evidence{txt("✕ [API Error: Model stream ended with an invalid chunk or missing finish reason.]")},
+		neg: []Evidence{txt("stream ended")},
+	},
+	"bedrock.throttling.v1": {
+		pos: []Evidence{txt("botocore.errorfactory.ThrottlingException: An error occurred (ThrottlingException): Too many tokens, please wait before trying again.")},
+		neg: []Evidence{txt("throttling is configured")},
+	},
+	"bedrock.service_unavailable.v1": {
+		pos: []Evidence{txt("An error occurred (ServiceUnavailableException) when calling the InvokeModelWithResponseStream operation")},
+		neg: []Evidence{txt("service available")},
+	},
+	"bedrock.model_not_ready.v1": {
+		pos: []Evidence{txt("An error occurred (ModelNotReadyException) when calling the InvokeModel operation: Model is not ready")},
+		neg: []Evidence{txt("model ready")},
+	},
+	"bedrock.internal.v1": {
+		pos: []Evidence{txt("An error occurred (ModelStreamErrorException) when calling the ConverseStream operation")},
+		neg: []Evidence{txt("internal server")},
+	},
+	"acp.peer_disconnected.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"error":"peer disconnected before response"}`},
+			{Err: "peer disconnected before response"}},
+		neg: []Evidence{txt("peer connected")},
+	},
+	"acp.process_exited.v1": {
+		pos: []Evidence{txt("Internal error: The Claude Agent process exited unexpectedly. Please start a new session.")},
+		neg: []Evidence{txt("process exited")},
+	},
+	"network.connection_closed.v1": {
+		pos: []Evidence{txt("API Error: Connection closed mid-response. The response above may be incomplete.")},
+		neg: []Evidence{txt("connection closed")},
+	},
+	"claude_code.request_timed_out.v1": {
+		pos: []Evidence{txt("API Error: Request timed out.")},
+		neg: []Evidence{txt("request timing")},
+	},
+	"claude_code.connection_error.v1": {
+		pos: []Evidence{txt("claude exited with error: exit status 1: API Error: Connection error."), txt("openai.APIConnectionError: Connection error."),
+			txt("API Error: Unable to connect to API (UND_ERR_SOCKET)")},
+		neg: []Evidence{txt("connection established")},
+	},
+	"codex.stream_disconnected.v1": {
+		pos: []Evidence{txt("stream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses)")},
+		neg: []Evidence{txt("stream completed")},
+	},
+	"python.peer_closed.v1": {
+		pos: []Evidence{txt("httpx.RemoteProtocolError: peer closed connection without sending complete message body (incomplete chunked read)")},
+		neg: []Evidence{txt("peer closed the issue")},
+	},
+	"go.http2_goaway.v1": {
+		pos: []Evidence{txt(`http2: server sent GOAWAY and closed the connection; LastStreamID=1999, ErrCode=NO_ERROR, debug=""`)},
+		neg: []Evidence{txt("go away")},
+	},
+	"node.errno.v1": {
+		pos: []Evidence{txt("Error: read ECONNRESET\n    at TLSWrap.onStreamRead"), txt("connect ETIMEDOUT 160.79.104.10:443"),
+			txt("getaddrinfo EAI_AGAIN api.openai.com"), txt("TypeError: fetch failed\n  code: 'UND_ERR_CONNECT_TIMEOUT'"), txt("Error: write EPIPE")},
+		neg: []Evidence{txt("ECONNRESETTING"), txt("a repipeline step"), txt("EISDIR: illegal operation on a directory")},
+	},
+	"go.net.v1": {
+		pos: []Evidence{txt("read tcp 10.0.3.15:51844->160.79.104.10:443: read: connection reset by peer"), txt("dial tcp: lookup api.anthropic.com: no such host"),
+			txt("net/http: TLS handshake timeout")},
+		neg: []Evidence{txt("connection pool resized")},
+	},
+	"python.net.v1": {
+		pos: []Evidence{txt("httpx.ConnectError: [Errno -2] Name or service not known"), txt("requests.exceptions.ReadTimeout: HTTPSConnectionPool: Read timed out.")},
+		neg: []Evidence{txt("the connection was fine")},
+	},
+	"http.rate_limited.429.v1": {
+		pos: []Evidence{txt("exceeded retry limit, last status: 429 Too Many Requests, request id: x"), status(429, "slow down")},
+		neg: []Evidence{txt("processed 4291 requests"), txt("HTTP 429 is what we return")},
+	},
+	"http.auth.401.v1": {
+		pos: []Evidence{status(401, "unauthorized"), txt("unexpected status 401 Unauthorized")},
+		neg: []Evidence{txt("sent 401 bytes")},
+	},
+	"http.billing.402.v1": {
+		pos: []Evidence{status(402, "payment required")},
+		neg: []Evidence{txt("402913 tokens used")},
+	},
+	"http.permission.403.v1": {
+		pos: []Evidence{status(403, "forbidden"), txt(`{"api_error_status":403}`)},
+		neg: []Evidence{txt("403 lines changed")},
+	},
+	"http.not_found.404.v1": {
+		pos: []Evidence{status(404, "not found")},
+		neg: []Evidence{txt("page 404 of the manual")},
+	},
+	"http.timeout.408.v1": {
+		pos: []Evidence{status(408, "")},
+		neg: []Evidence{txt("408 ms")},
+	},
+	"http.too_large.413.v1": {
+		pos: []Evidence{status(413, "payload")},
+		neg: []Evidence{txt(`{"code":4130}`)},
+	},
+	"http.bad_request.4xx.v1": {
+		pos: []Evidence{status(400, `{"error":{"message":"messages.3.content.0.text: text content blocks must be non-empty"}}`), status(422, "unprocessable")},
+		neg: []Evidence{txt("400 tests passed")},
+	},
+	"http.server_error.500.v1": {
+		pos: []Evidence{txt(`API Error: 500 {"type":"error","error":{"type":"api_error"}}`), status(500, "")},
+		neg: []Evidence{txt("500 ms later"), txt(`{"code":-32603}`)},
+	},
+	"http.unavailable.5xx.v1": {
+		pos: []Evidence{status(502, "<title>502 Bad Gateway</title>"), status(503, ""), txt("HTTP/1.1 504 Gateway Timeout")},
+		neg: []Evidence{txt("5032 tokens")},
+	},
+	"http.server_error.5xx.v1": {
+		pos: []Evidence{status(505, "")},
+		neg: []Evidence{txt("505 files")},
+	},
+	"http.gateway_text.v1": {
+		pos: []Evidence{txt("<html><head><title>502 Bad Gateway</title></head></html>")},
+		neg: []Evidence{txt("1502 bad gateway configs")},
+	},
+	"http.too_many_requests_text.v1": {
+		pos: []Evidence{txt("got 429 Too Many Requests from upstream")},
+		neg: []Evidence{txt("too many requests in flight")},
+	},
+	"http.internal_error_text.v1": {
+		pos: []Evidence{txt("upstream replied 500 Internal Server Error")},
+		neg: []Evidence{txt("internal server error handling")},
+	},
+	"acp.error_kind_server.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"server_error"}`}},
+		neg: []Evidence{txt("errorKind server_error")},
+	},
+	"anthropic.api_error.v1": {
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`)},
+		neg: []Evidence{txt("api_error")},
+	},
+	"anthropic.invalid_request_error.v1": {
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"invalid_request_error","message":"messages: roles must alternate"}}`)},
+		neg: []Evidence{txt("invalid_request_error")},
+	},
+	"openai.server_error.v1": {
+		pos: []Evidence{{HTTPStatus: 200, Err: `event: response.failed` + "\n" + `data: {"response":{"error":{"code":"server_error"}}}`}},
+		neg: []Evidence{txt("server_error")},
+	},
+	"gemini.internal.v1": {
+		pos: []Evidence{txt(`{"error":{"message":"An internal error has occurred.","status":"INTERNAL"}}`)},
+		neg: []Evidence{txt("internal")},
+	},
+	"gemini.unavailable.v1": {
+		pos: []Evidence{txt(`{"error":{"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}`)},
+		neg: []Evidence{txt("unavailable")},
+	},
+	"bedrock.validation.v1": {
+		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: messages.0: field required")},
+		neg: []Evidence{txt("validation passed")},
+	},
+	"generic.overloaded_text.v1": {
+		pos: []Evidence{txt("Error: upstream overloaded"), txt(`{"error":{"message":"Overloaded"}}`)},
+		neg: []Evidence{txt("I've updated worker.go so that when the queue is overloaded the handler returns HTTP 529 with an `overloaded_error` body."),
+			txt("the server was overloaded yesterday\nError: file not found")},
+	},
+	"agent.exited_mid_turn.v1": {
+		pos: []Evidence{{Phase: PhaseStreaming, ExitStatus: "signal: killed"}, {Phase: PhasePromptSend, ExitStatus: "exit status 1", StderrTail: "bye"}},
+		neg: []Evidence{{Phase: PhaseProcessStart, ExitStatus: "exit status 1"}, {Phase: PhaseStreaming}},
+	},
+}
+
+func TestEveryRuleHasFixtures(t *testing.T) {
+	t.Parallel()
+	ids := map[string]bool{}
+	for _, r := range ruleTable {
+		ids[r.id] = true
+		f, ok := ruleFixtures[r.id]
+		if !ok || len(f.pos) == 0 || len(f.neg) == 0 {
+			t.Errorf("rule %s needs positive and negative fixtures", r.id)
+		}
+	}
+	for id := range ruleFixtures {
+		if !ids[id] {
+			t.Errorf("fixtures for unknown rule %s", id)
+		}
+	}
+}
+
+func TestRuleFixtures(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	for i := range ruleTable {
+		r := &ruleTable[i]
+		f := ruleFixtures[r.id]
+		t.Run(r.id, func(t *testing.T) {
+			t.Parallel()
+			for _, ev := range f.pos {
+				c := Classify(ev, now)
+				if c.RuleID != r.id || c.Code != r.code || c.Class != r.class {
+					t.Errorf("positive %+v\n  got %s (%s/%s), want %s", ev, c.RuleID, c.Code, c.Class, r.id)
+				}
+			}
+			for _, ev := range f.neg {
+				if pos := r.eval(newScan(&ev, now)); pos >= 0 {
+					t.Errorf("negative %+v matched at %d", ev, pos)
+				}
+			}
+		})
+	}
+}

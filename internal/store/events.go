@@ -1,0 +1,248 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// hotStmts are AppendEvent's statements, prepared once on the single
+// writer connection; tx.StmtContext reuses them on that connection instead
+// of compiling SQL for every streamed chunk.
+type hotStmts struct {
+	advanceSeq     *sql.Stmt
+	advanceSession *sql.Stmt
+	insertEvent    *sql.Stmt
+	upsertMessage  *sql.Stmt
+	appendText     *sql.Stmt
+	deleteMessage  *sql.Stmt
+	replaceTask    *sql.Stmt
+}
+
+func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
+	for _, p := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		// The seq check and the advance are one statement: it matches only
+		// when last_seq is exactly Seq-1.
+		{&h.advanceSeq, `UPDATE sessions SET last_seq = ?1 WHERE id = ?2 AND last_seq = ?1 - 1`},
+		{&h.advanceSession, `UPDATE sessions SET last_seq = ?1, state = ?3, agent_session_id = ?4, generation = ?5, updated_at = ?6
+			WHERE id = ?2 AND last_seq = ?1 - 1`},
+		{&h.insertEvent, `INSERT INTO events (session_id, seq, type, payload, at) VALUES (?, ?, ?, ?, ?)`},
+		// A replace keeps seq and created_at (they describe the creating
+		// event) and never moves a message to another session: the WHERE
+		// turns that case into zero rows affected.
+		{&h.upsertMessage, `INSERT INTO messages (id, session_id, turn_id, seq, role, variant, text, metadata, actions, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET turn_id = excluded.turn_id, role = excluded.role, variant = excluded.variant,
+				text = excluded.text, metadata = excluded.metadata, actions = excluded.actions, updated_at = excluded.updated_at
+			WHERE messages.session_id = excluded.session_id`},
+		{&h.appendText, `UPDATE messages SET text = text || ?, updated_at = ? WHERE id = ? AND session_id = ?`},
+		{&h.deleteMessage, `DELETE FROM messages WHERE id = ? AND session_id = ?`},
+		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ? WHERE id = ?`},
+	} {
+		s, err := w.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("store: prepare: %w", err)
+		}
+		*p.dst = s
+	}
+	return nil
+}
+
+func (h *hotStmts) close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.appendText, h.deleteMessage, h.replaceTask} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// AppendEvent appends w.Event to its session's log and applies the
+// optional changes of w, all in one transaction (see EventWrite). An Event
+// whose Seq is not the session's last_seq+1 fails with ErrSeqConflict; an
+// unknown session with ErrNotFound; in both cases nothing is written.
+//
+// It runs for every streamed chunk: one short BEGIN IMMEDIATE transaction
+// of prepared statements. An AppendText rewrites the message's whole text
+// value, so its cost grows with the message (see BenchmarkAppendEvent).
+func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
+	ev := w.Event
+	if err := validateEventWrite(&w); err != nil {
+		return err
+	}
+	// Encode outside the transaction, to keep the write lock short.
+	payload, err := encodeRaw(ev.Payload, "event payload")
+	if err != nil {
+		return err
+	}
+	at := fmtTime(ev.At)
+	var msgArgs []any
+	if m := w.UpsertMessage; m != nil {
+		if msgArgs, err = upsertArgs(m, ev); err != nil {
+			return err
+		}
+	}
+
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		var res sql.Result
+		var err error
+		if s := w.Session; s != nil {
+			res, err = tx.StmtContext(ctx, db.hot.advanceSession).ExecContext(ctx,
+				ev.Seq, ev.SessionID, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
+		} else {
+			res, err = tx.StmtContext(ctx, db.hot.advanceSeq).ExecContext(ctx, ev.Seq, ev.SessionID)
+		}
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return seqError(ctx, tx, ev)
+		}
+
+		if _, err := tx.StmtContext(ctx, db.hot.insertEvent).ExecContext(ctx, ev.SessionID, ev.Seq, ev.Type, payload, at); err != nil {
+			return mapConstraint(err, "event")
+		}
+
+		if msgArgs != nil {
+			res, err := tx.StmtContext(ctx, db.hot.upsertMessage).ExecContext(ctx, msgArgs...)
+			if err != nil {
+				return mapConstraint(err, "message "+w.UpsertMessage.ID)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n != 1 {
+				return fmt.Errorf("%w: message %s belongs to another session", ErrExists, w.UpsertMessage.ID)
+			}
+		}
+
+		if a := w.AppendText; a != nil {
+			res, err := tx.StmtContext(ctx, db.hot.appendText).ExecContext(ctx, a.Delta, at, a.MessageID, ev.SessionID)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n != 1 {
+				return fmt.Errorf("%w: message %s in session %s", ErrNotFound, a.MessageID, ev.SessionID)
+			}
+		}
+
+		if id := w.DeleteMessage; id != "" {
+			if _, err := tx.StmtContext(ctx, db.hot.deleteMessage).ExecContext(ctx, id, ev.SessionID); err != nil {
+				return err
+			}
+		}
+
+		if t := w.Task; t != nil {
+			res, err := tx.StmtContext(ctx, db.hot.replaceTask).ExecContext(ctx,
+				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), t.ID)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n != 1 {
+				return fmt.Errorf("%w: task %s", ErrNotFound, t.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: append event %s/%d: %w", ev.SessionID, ev.Seq, err)
+	}
+	return nil
+}
+
+// seqError explains why advancing last_seq matched no row.
+func seqError(ctx context.Context, tx *sql.Tx, ev Event) error {
+	var last int64
+	err := tx.QueryRowContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, ev.SessionID).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: session %s", ErrNotFound, ev.SessionID)
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: session %s is at seq %d, so the next event must be %d, not %d",
+		ErrSeqConflict, ev.SessionID, last, last+1, ev.Seq)
+}
+
+func validateEventWrite(w *EventWrite) error {
+	ev := w.Event
+	switch {
+	case ev.SessionID == "":
+		return fmt.Errorf("%w: event without session id", ErrInvalid)
+	case ev.Seq < 1:
+		return fmt.Errorf("%w: event seq %d (seqs start at 1)", ErrInvalid, ev.Seq)
+	case ev.Type == "":
+		return fmt.Errorf("%w: event without type", ErrInvalid)
+	case w.Session != nil && w.Session.ID != ev.SessionID:
+		return fmt.Errorf("%w: session %q in an event of session %q", ErrInvalid, w.Session.ID, ev.SessionID)
+	case w.UpsertMessage != nil && w.UpsertMessage.ID == "":
+		return fmt.Errorf("%w: message without id", ErrInvalid)
+	case w.UpsertMessage != nil && w.UpsertMessage.SessionID != "" && w.UpsertMessage.SessionID != ev.SessionID:
+		return fmt.Errorf("%w: message of session %q in an event of session %q", ErrInvalid, w.UpsertMessage.SessionID, ev.SessionID)
+	case w.AppendText != nil && w.AppendText.MessageID == "":
+		return fmt.Errorf("%w: text append without message id", ErrInvalid)
+	case w.Task != nil && w.Task.ID == "":
+		return fmt.Errorf("%w: task without id", ErrInvalid)
+	}
+	return nil
+}
+
+// upsertArgs are upsertMessage's arguments, with the defaults of EventWrite.
+func upsertArgs(m *Message, ev Event) ([]any, error) {
+	meta, err := encodeJSON(m.Metadata, m.Metadata == nil, "message metadata")
+	if err != nil {
+		return nil, err
+	}
+	actions, err := encodeJSON(m.Actions, m.Actions == nil, "message actions")
+	if err != nil {
+		return nil, err
+	}
+	seq := m.Seq
+	if seq == 0 {
+		seq = ev.Seq
+	}
+	return []any{
+		m.ID, ev.SessionID, m.TurnID, seq, m.Role, m.Variant, m.Text, meta, actions,
+		fmtTime(orTime(m.CreatedAt, ev.At)), fmtTime(orTime(m.UpdatedAt, ev.At)),
+	}, nil
+}
+
+// ListEvents returns the session's events with seq > afterSeq, oldest
+// first, at most limit of them (limit <= 0: all). An unknown session has no
+// events. The result is never nil.
+func (db *DB) ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]Event, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	out := []Event{}
+	err := db.query(ctx, func(s scanner) error {
+		var e Event
+		var payload sql.NullString
+		var at string
+		if err := s.Scan(&e.SessionID, &e.Seq, &e.Type, &payload, &at); err != nil {
+			return err
+		}
+		e.Payload = decodeRaw(payload)
+		var err error
+		if e.At, err = parseTime(at); err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	}, `SELECT session_id, seq, type, payload, at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+		sessionID, afterSeq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list events of %s: %w", sessionID, err)
+	}
+	return out, nil
+}

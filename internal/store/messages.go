@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Messages change only through AppendEvent, so that every change to the
+// chat is also an event in the session's log.
+
+const messageColumns = `id, session_id, turn_id, seq, role, variant, text, metadata, actions, created_at, updated_at`
+
+func scanMessage(s scanner) (Message, error) {
+	var m Message
+	var meta, actions sql.NullString
+	var created, updated string
+	if err := s.Scan(&m.ID, &m.SessionID, &m.TurnID, &m.Seq, &m.Role, &m.Variant, &m.Text,
+		&meta, &actions, &created, &updated); err != nil {
+		return Message{}, err
+	}
+	var err error
+	if m.CreatedAt, err = parseTime(created); err != nil {
+		return Message{}, err
+	}
+	if m.UpdatedAt, err = parseTime(updated); err != nil {
+		return Message{}, err
+	}
+	if err := decodeJSON(meta, &m.Metadata, "message metadata"); err != nil {
+		return Message{}, err
+	}
+	if err := decodeJSON(actions, &m.Actions, "message actions"); err != nil {
+		return Message{}, err
+	}
+	return m, nil
+}
+
+const listMessagesSQL = `SELECT ` + messageColumns + ` FROM messages WHERE session_id = ? ORDER BY seq, id`
+
+// ListMessages returns the session's messages ordered by Seq (the event
+// that created each). The result is never nil. Metadata and action payloads
+// come back as encoding/json decodes them into any: numbers are float64.
+func (db *DB) ListMessages(ctx context.Context, sessionID string) ([]Message, error) {
+	out := []Message{}
+	err := db.query(ctx, func(s scanner) error {
+		m, err := scanMessage(s)
+		out = append(out, m)
+		return err
+	}, listMessagesSQL, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list messages of %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// GetMessage returns one message, or ErrNotFound.
+func (db *DB) GetMessage(ctx context.Context, id string) (Message, error) {
+	var m Message
+	err := db.getRow(ctx, func(s scanner) (err error) {
+		m, err = scanMessage(s)
+		return err
+	}, "message "+id, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, id)
+	if err != nil {
+		return Message{}, fmt.Errorf("store: get message: %w", err)
+	}
+	return m, nil
+}
+
+// SessionSnapshot returns the session and its messages as of one instant:
+// every message reflects exactly the events up to Session.LastSeq, so a
+// subscriber can show the snapshot and then stream events after LastSeq
+// without a gap or a duplicate. ErrNotFound for an unknown session.
+func (db *DB) SessionSnapshot(ctx context.Context, sessionID string) (Session, []Message, error) {
+	var sess Session
+	msgs := []Message{}
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		sess, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, sessionID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: session %s", ErrNotFound, sessionID)
+		}
+		if err != nil {
+			return err
+		}
+		return queryRows(ctx, tx, func(s scanner) error {
+			m, err := scanMessage(s)
+			msgs = append(msgs, m)
+			return err
+		}, listMessagesSQL, sessionID)
+	})
+	if err != nil {
+		return Session{}, nil, fmt.Errorf("store: snapshot of %s: %w", sessionID, err)
+	}
+	return sess, msgs, nil
+}

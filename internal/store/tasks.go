@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+const taskColumns = `id, title, agent, workdir, max_attempts, state, created_at, updated_at`
+
+func scanTask(s scanner) (Task, error) {
+	var t Task
+	var created, updated string
+	if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated); err != nil {
+		return Task{}, err
+	}
+	var err error
+	if t.CreatedAt, err = parseTime(created); err != nil {
+		return Task{}, err
+	}
+	if t.UpdatedAt, err = parseTime(updated); err != nil {
+		return Task{}, err
+	}
+	return t, nil
+}
+
+// CreateTask inserts a task and its first session in one transaction, so
+// no task is ever visible without its session. A zero Session (empty ID)
+// creates the task alone; an empty s.TaskID means t.ID. ErrExists for a
+// duplicate ID. Later changes to the task go through AppendEvent
+// (EventWrite.Task).
+func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error {
+	if t.ID == "" {
+		return fmt.Errorf("store: create task: %w: task without id", ErrInvalid)
+	}
+	if s.ID != "" {
+		if s.TaskID == "" {
+			s.TaskID = t.ID
+		}
+		if s.TaskID != t.ID {
+			return fmt.Errorf("store: create task %s: %w: its session belongs to task %q", t.ID, ErrInvalid, s.TaskID)
+		}
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt)); err != nil {
+			return mapConstraint(err, "task "+t.ID)
+		}
+		if s.ID == "" {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, insertSessionSQL, sessionArgs(s)...); err != nil {
+			return mapConstraint(err, "session "+s.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: create task %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// GetTask returns one task, or ErrNotFound.
+func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
+	var t Task
+	err := db.getRow(ctx, func(s scanner) (err error) {
+		t, err = scanTask(s)
+		return err
+	}, "task "+id, `SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id)
+	if err != nil {
+		return Task{}, fmt.Errorf("store: get task: %w", err)
+	}
+	return t, nil
+}
+
+// ListTasks returns every task, newest first (ties: last created first).
+// The result is never nil.
+func (db *DB) ListTasks(ctx context.Context) ([]Task, error) {
+	out := []Task{}
+	err := db.query(ctx, func(s scanner) error {
+		t, err := scanTask(s)
+		out = append(out, t)
+		return err
+	}, `SELECT `+taskColumns+` FROM tasks ORDER BY created_at DESC, rowid DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list tasks: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+package wsapi
+
+import (
+	"context"
+	"strings"
+
+	"github.com/orchestratord/orchestratord/internal/orchestrator"
+)
+
+// actionFunc answers one request. The optional func runs after the response
+// has been queued (session.subscribe starts its forwarder there, so the
+// snapshot always precedes the live events).
+type actionFunc func(ctx context.Context, c *conn, req request) (any, func(), error)
+
+var actions = map[string]actionFunc{
+	ActionTaskCreate:         taskCreate,
+	ActionTaskList:           taskList,
+	ActionTaskGet:            taskGet,
+	ActionSessionSubscribe:   sessionSubscribe,
+	ActionSessionUnsubscribe: sessionUnsubscribe,
+	ActionSessionPrompt:      sessionPrompt,
+	ActionSessionStop:        sessionStop,
+	ActionSessionRecover:     sessionRecover,
+	ActionAgentList:          agentList,
+}
+
+// Response payloads.
+type (
+	taskResponse struct {
+		Task orchestrator.TaskView `json:"task"`
+	}
+	taskListResponse struct {
+		Tasks []orchestrator.TaskView `json:"tasks"`
+	}
+	agentListResponse struct {
+		Agents []orchestrator.AgentInfo `json:"agents"`
+	}
+	sessionResponse struct {
+		SessionID string `json:"session_id"`
+	}
+	unsubscribeResponse struct {
+		SessionID    string `json:"session_id"`
+		Unsubscribed bool   `json:"unsubscribed"` // false: there was no subscription
+	}
+)
+
+// required reports a missing or blank string field.
+func required(field, value string) *Error {
+	if strings.TrimSpace(value) == "" {
+		return fieldError(CodeValidationError, field, "%s is required", field)
+	}
+	return nil
+}
+
+// firstErr returns the first non-nil error, typed as error (nil stays nil).
+// Its arguments must not read the payload being decoded: call it after
+// decodePayload, since Go leaves the order of operand reads unspecified.
+func firstErr(errs ...*Error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func taskCreate(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.CreateTaskRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("prompt", p.Prompt)); err != nil {
+		return nil, nil, err
+	}
+	if p.MaxAttempts != nil && *p.MaxAttempts < 1 {
+		return nil, nil, fieldError(CodeValidationError, "max_attempts", "max_attempts must be at least 1")
+	}
+	v, err := c.s.svc.CreateTask(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return taskResponse{v}, nil, nil
+}
+
+func taskList(ctx context.Context, c *conn, req request) (any, func(), error) {
+	tasks, err := c.s.svc.ListTasks(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tasks == nil {
+		tasks = []orchestrator.TaskView{}
+	}
+	return taskListResponse{tasks}, nil, nil
+}
+
+func taskGet(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("task_id", p.TaskID)); err != nil {
+		return nil, nil, err
+	}
+	v, err := c.s.svc.GetTask(ctx, p.TaskID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return taskResponse{v}, nil, nil
+}
+
+// sessionSubscribe answers with the snapshot (or the replay after
+// after_seq), then streams every later event. Subscribing again to the same
+// session replaces the old subscription: nothing from the old one follows
+// the new response.
+func sessionSubscribe(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.SubscribeRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("session_id", p.SessionID)); err != nil {
+		return nil, nil, err
+	}
+	if p.AfterSeq != nil && *p.AfterSeq < 0 {
+		return nil, nil, fieldError(CodeValidationError, "after_seq", "after_seq must not be negative")
+	}
+	c.dropSub(p.SessionID)
+	res, f, err := c.s.feeds.subscribeSession(ctx, p, c.s.cfg.SubscriberBuffer)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, err := c.addSub(p.SessionID, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, start, nil
+}
+
+func sessionUnsubscribe(_ context.Context, c *conn, req request) (any, func(), error) {
+	var p struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("session_id", p.SessionID)); err != nil {
+		return nil, nil, err
+	}
+	return unsubscribeResponse{SessionID: p.SessionID, Unsubscribed: c.dropSub(p.SessionID)}, nil, nil
+}
+
+func sessionPrompt(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.PromptRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("session_id", p.SessionID), required("text", p.Text)); err != nil {
+		return nil, nil, err
+	}
+	if err := c.s.svc.Prompt(ctx, p); err != nil {
+		return nil, nil, err
+	}
+	return sessionResponse{p.SessionID}, nil, nil
+}
+
+func sessionStop(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.StopRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("session_id", p.SessionID)); err != nil {
+		return nil, nil, err
+	}
+	if err := c.s.svc.StopTurn(ctx, p); err != nil {
+		return nil, nil, err
+	}
+	return sessionResponse{p.SessionID}, nil, nil
+}
+
+func sessionRecover(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.RecoverRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("task_id", p.TaskID), required("session_id", p.SessionID), required("action", p.Action)); err != nil {
+		return nil, nil, err
+	}
+	switch p.Action {
+	case orchestrator.RecoverCancelRetry, orchestrator.RecoverResume, orchestrator.RecoverFreshStart:
+	default:
+		e := fieldError(CodeValidationError, "action", "action must be one of %s, %s, %s; got %q",
+			orchestrator.RecoverCancelRetry, orchestrator.RecoverResume, orchestrator.RecoverFreshStart, p.Action)
+		e.Details["allowed"] = []string{orchestrator.RecoverCancelRetry, orchestrator.RecoverResume, orchestrator.RecoverFreshStart}
+		return nil, nil, e
+	}
+	if err := c.s.svc.Recover(ctx, p); err != nil {
+		return nil, nil, err
+	}
+	return sessionResponse{p.SessionID}, nil, nil
+}
+
+func agentList(_ context.Context, c *conn, _ request) (any, func(), error) {
+	agents := c.s.svc.Agents()
+	if agents == nil {
+		agents = []orchestrator.AgentInfo{}
+	}
+	return agentListResponse{agents}, nil, nil
+}

@@ -1,0 +1,179 @@
+package wsapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/orchestrator"
+)
+
+// Service is what wsapi needs from the orchestrator; *orchestrator.Service
+// satisfies it. Errors must wrap one of the orchestrator sentinels (ErrNotFound,
+// ErrValidation, ErrConflict, ErrForbidden, ErrClosed) to reach the client
+// with their text; anything else is logged and reported as INTERNAL_ERROR.
+type Service interface {
+	CreateTask(ctx context.Context, req orchestrator.CreateTaskRequest) (orchestrator.TaskView, error)
+	ListTasks(ctx context.Context) ([]orchestrator.TaskView, error)
+	GetTask(ctx context.Context, id string) (orchestrator.TaskView, error)
+	Prompt(ctx context.Context, req orchestrator.PromptRequest) error
+	StopTurn(ctx context.Context, req orchestrator.StopRequest) error
+	Recover(ctx context.Context, req orchestrator.RecoverRequest) error
+	Agents() []orchestrator.AgentInfo
+	// SubscribeSession returns the snapshot or replay, then a feed of every
+	// later event of the session (seq > result.LastSeq), in order.
+	SubscribeSession(ctx context.Context, req orchestrator.SubscribeRequest, buffer int) (orchestrator.SubscribeResult, *orchestrator.Subscription, error)
+	// SubscribeTasks feeds task.updated for every task.
+	SubscribeTasks(buffer int) *orchestrator.Subscription
+}
+
+// feed is an *orchestrator.Subscription as the connection uses it. The
+// indirection exists for tests: a Subscription cannot be built outside its
+// package, so a fake Service also implements feedSource.
+type feed interface {
+	C() <-chan orchestrator.Notification
+	Overflowed() <-chan struct{}
+	Done() <-chan struct{}
+	Close()
+}
+
+// feedSource opens subscriptions. Only types in this package can implement
+// it (unexported methods), so in production it is always serviceFeeds.
+type feedSource interface {
+	subscribeSession(ctx context.Context, req orchestrator.SubscribeRequest, buffer int) (orchestrator.SubscribeResult, feed, error)
+	subscribeTasks(buffer int) feed
+}
+
+// serviceFeeds adapts Service's concrete *Subscription results to feed,
+// keeping a nil pointer from turning into a non-nil interface.
+type serviceFeeds struct{ svc Service }
+
+func (f serviceFeeds) subscribeSession(ctx context.Context, req orchestrator.SubscribeRequest, buffer int) (orchestrator.SubscribeResult, feed, error) {
+	res, sub, err := f.svc.SubscribeSession(ctx, req, buffer)
+	if err != nil {
+		if sub != nil {
+			sub.Close()
+		}
+		return res, nil, err
+	}
+	if sub == nil {
+		return res, nil, errors.New("orchestrator returned no subscription")
+	}
+	return res, sub, nil
+}
+
+func (f serviceFeeds) subscribeTasks(buffer int) feed {
+	if sub := f.svc.SubscribeTasks(buffer); sub != nil {
+		return sub
+	}
+	return nil
+}
+
+// Config configures a Server. The zero value of every optional field means
+// its default.
+type Config struct {
+	// Service handles every request. Required.
+	Service Service
+	// Token is the access token, compared in constant time. Required.
+	Token string
+	// Logger defaults to zap.NewNop().
+	Logger *zap.Logger
+	// OriginPatterns are extra allowed Origin hosts for /ws, in the syntax of
+	// websocket.AcceptOptions.OriginPatterns ("example.com", "*.example.com",
+	// "https://ui.example.com"). The page's own host is always allowed, and
+	// so is a request without an Origin header (a non-browser client).
+	OriginPatterns []string
+	// ReadLimit is the largest request frame handled. Default 1 MiB.
+	ReadLimit int64
+	// HardReadLimit is the largest frame drained and answered with
+	// BAD_REQUEST; beyond it the connection is closed with 1009.
+	// Default 16×ReadLimit.
+	HardReadLimit int64
+	// SubscriberBuffer bounds each orchestrator subscription and each
+	// connection's outbound queue. Default 1024.
+	SubscriberBuffer int
+	// WriteTimeout bounds every frame write. Default 10s.
+	WriteTimeout time.Duration
+	// RequestTimeout bounds one Service call. Default 30s.
+	RequestTimeout time.Duration
+	// RateLimit is the sustained requests per second per connection, with
+	// bursts of RateBurst; excess requests get RATE_LIMITED. Default 50/s
+	// with bursts of 100; a negative RateLimit disables the limit.
+	RateLimit float64
+	RateBurst int
+	// Static is the web page, served at / without auth (it holds no data).
+	// Nil serves 404 there.
+	Static fs.FS
+}
+
+// Defaults.
+const (
+	DefaultReadLimit        = 1 << 20
+	DefaultSubscriberBuffer = 1024
+	DefaultWriteTimeout     = 10 * time.Second
+	DefaultRequestTimeout   = 30 * time.Second
+	DefaultRateLimit        = 50
+	DefaultRateBurst        = 100
+)
+
+// ConfigError reports an invalid Config.
+type ConfigError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("wsapi: config %s: %s", e.Field, e.Reason) }
+
+// withDefaults validates c and fills in defaults.
+func (c Config) withDefaults() (Config, error) {
+	switch {
+	case c.Service == nil:
+		return c, &ConfigError{"Service", "is required"}
+	case c.Token == "":
+		return c, &ConfigError{"Token", "is required"}
+	case c.ReadLimit < 0:
+		return c, &ConfigError{"ReadLimit", "must not be negative"}
+	case c.HardReadLimit < 0:
+		return c, &ConfigError{"HardReadLimit", "must not be negative"}
+	case c.SubscriberBuffer < 0:
+		return c, &ConfigError{"SubscriberBuffer", "must not be negative"}
+	case c.WriteTimeout < 0:
+		return c, &ConfigError{"WriteTimeout", "must not be negative"}
+	case c.RequestTimeout < 0:
+		return c, &ConfigError{"RequestTimeout", "must not be negative"}
+	case c.RateBurst < 0:
+		return c, &ConfigError{"RateBurst", "must not be negative"}
+	}
+	if c.Logger == nil {
+		c.Logger = zap.NewNop()
+	}
+	if c.ReadLimit == 0 {
+		c.ReadLimit = DefaultReadLimit
+	}
+	if c.HardReadLimit == 0 {
+		c.HardReadLimit = 16 * c.ReadLimit
+	}
+	if c.HardReadLimit < c.ReadLimit {
+		return c, &ConfigError{"HardReadLimit", "must be at least ReadLimit"}
+	}
+	if c.SubscriberBuffer == 0 {
+		c.SubscriberBuffer = DefaultSubscriberBuffer
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.RateLimit == 0 {
+		c.RateLimit = DefaultRateLimit
+	}
+	if c.RateBurst == 0 {
+		c.RateBurst = DefaultRateBurst
+	}
+	return c, nil
+}
