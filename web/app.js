@@ -52,14 +52,20 @@
       onConnected();
     };
     ws.onmessage = (ev) => onFrame(ev.data);
-    ws.onclose = (ev) => {
-      if (state.ws !== ws) return;
-      state.ws = null;
-      for (const p of state.pending.values()) p.reject(new ApiError('OFFLINE', 'connection lost'));
-      state.pending.clear();
-      if (state.view) state.view.live = false;
-      scheduleReconnect(ev);
-    };
+    ws.onclose = (ev) => lost(ws, ev);
+    // Browsers follow a failed connect's error with a close event; some
+    // runtimes do not, so an error also counts (lost runs once per socket).
+    ws.onerror = () => lost(ws, {});
+  }
+
+  function lost(ws, ev) {
+    if (state.ws !== ws) return;
+    state.ws = null;
+    for (const p of state.pending.values()) p.reject(new ApiError('OFFLINE', 'connection lost'));
+    state.pending.clear();
+    if (state.view) state.view.live = false;
+    if (ws.readyState !== WebSocket.CLOSED) ws.close();
+    scheduleReconnect(ev);
   }
 
   function scheduleReconnect(ev) {
@@ -234,7 +240,9 @@
     const res = await request('session.subscribe', payload);
     if (state.view !== v) return;
     if (res.session) v.state = res.session.state;
-    if (res.messages) { // a snapshot: replaces everything
+    // A snapshot replaces everything. (An empty one is omitted from the JSON;
+    // a last_seq behind ours means the server's history is not the one we hold.)
+    if (res.messages || (res.last_seq || 0) < v.lastSeq) {
       v.messages.clear();
       v.nodes.clear();
       $('messages').replaceChildren();

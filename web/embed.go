@@ -5,9 +5,13 @@
 // /ws, and puts all agent text in the DOM with textContent.
 package web
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+)
 
-// FS is the page: index.html, app.js and style.css at its root.
-//
 //go:embed index.html app.js style.css
-var FS embed.FS
+var files embed.FS
+
+// Static returns the page: index.html, app.js and style.css at its root.
+func Static() fs.FS { return files }

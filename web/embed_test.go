@@ -9,7 +9,7 @@ import (
 
 func read(t *testing.T, name string) string {
 	t.Helper()
-	b, err := fs.ReadFile(FS, name)
+	b, err := fs.ReadFile(Static(), name)
 	if err != nil {
 		t.Fatalf("embedded %s: %v", name, err)
 	}

@@ -161,7 +161,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	defer func() { _ = api.Close() }()
 
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", api.RequireToken(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	mux.Handle("/", api.Handler())
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

@@ -229,6 +229,15 @@ func (a *agent) fail(ctx context.Context, sid string, sc scenario, prompt string
 		if err := a.stream(ctx, sid, partial, 0); err != nil {
 			return acp.PromptResponse{}, err
 		}
+	case scToolOverloaded:
+		id := acp.ToolCallId("call-" + randomID(4))
+		if err := a.send(ctx, sid, acp.StartToolCall(id, "Edit main.go", acp.WithStartKind(acp.ToolKindEdit),
+			acp.WithStartStatus(acp.ToolCallStatusInProgress))); err != nil {
+			return acp.PromptResponse{}, err
+		}
+		if err := a.send(ctx, sid, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted))); err != nil {
+			return acp.PromptResponse{}, err
+		}
 	case scCrash:
 		_ = a.stream(ctx, sid, []string{"Starting work… "}, 0)
 		// Let the client read the chunk before the pipe goes away.

@@ -22,6 +22,9 @@ const (
 	scCrash      = "crash"
 	scSlow       = "slow"
 	scTool       = "tool"
+	// scToolOverloaded runs a tool, then fails with a 529: a turn that must
+	// not be replayed blindly because it already acted.
+	scToolOverloaded = "tool-overloaded"
 )
 
 // always is N for scenarios that never recover by themselves.
@@ -29,13 +32,14 @@ const always = math.MaxInt32
 
 // failDefaults lists the failing scenarios and their default N.
 var failDefaults = map[string]int{
-	scOverloaded: 1,
-	scConnClosed: 1,
-	scRateLimit:  1,
-	scUsageLimit: always,
-	scAuth:       always,
-	scTooLong:    always,
-	scCrash:      1,
+	scOverloaded:     1,
+	scConnClosed:     1,
+	scRateLimit:      1,
+	scUsageLimit:     always,
+	scAuth:           always,
+	scTooLong:        always,
+	scCrash:          1,
+	scToolOverloaded: 1,
 }
 
 const (
@@ -117,7 +121,7 @@ func apiError(detail string) *acp.RequestError {
 // scenarioError is the JSON-RPC error a failing scenario answers with.
 func scenarioError(s scenario, now time.Time) *acp.RequestError {
 	switch s.name {
-	case scOverloaded:
+	case scOverloaded, scToolOverloaded:
 		return apiError(`API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"` + requestID() + `"}`)
 	case scConnClosed:
 		return apiError("API Error: Connection closed mid-response. The response above may be incomplete.")

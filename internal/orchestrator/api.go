@@ -64,6 +64,7 @@ type SubscribeRequest struct {
 // SubscribeResult is the response to session.subscribe. Live notifications
 // follow with seq > LastSeq.
 type SubscribeResult struct {
+	Mode     string          `json:"mode"` // "snapshot" (Messages) or "replay" (Events)
 	Task     store.Task      `json:"task"`
 	Session  store.Session   `json:"session"`
 	Messages []store.Message `json:"messages,omitempty"` // snapshot (no after_seq, or too far behind)

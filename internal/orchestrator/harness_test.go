@@ -39,13 +39,13 @@ func TestMain(m *testing.M) {
 const waitLong = 20 * time.Second
 
 type harness struct {
-	t       *testing.T
-	ctx     context.Context
-	clock   *quartz.Mock
-	db      *store.DB
-	mgr     *lifecycle.Manager
-	svc     *Service
-	dataDir string
+	t        *testing.T
+	ctx      context.Context
+	clock    *quartz.Mock
+	db       *store.DB
+	mgr      *lifecycle.Manager
+	svc      *Service
+	dataDir  string
 	stateDir string
 }
 
@@ -129,13 +129,13 @@ func (h *harness) follow(sessionID string, after int64) *feed {
 
 // note is a decoded notification payload.
 type note struct {
-	Action    string
-	Seq       int64          `json:"seq"`
-	State     string         `json:"state"`
-	StopReason string        `json:"stop_reason"`
-	MessageID string         `json:"message_id"`
-	Delta     string         `json:"delta"`
-	Message   *store.Message `json:"message"`
+	Action     string
+	Seq        int64          `json:"seq"`
+	State      string         `json:"state"`
+	StopReason string         `json:"stop_reason"`
+	MessageID  string         `json:"message_id"`
+	Delta      string         `json:"delta"`
+	Message    *store.Message `json:"message"`
 }
 
 func decode(n Notification) note {

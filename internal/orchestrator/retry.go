@@ -61,9 +61,9 @@ func (s *Service) saveExecution(rt *sessionRT, t *turn, ev routingerr.Evidence, 
 	})
 }
 
-// parkLocked: notice, state, durable row, then the timer — in that order, so
-// a crash at any point leaves either nothing armed or a row the next start
-// re-arms.
+// parkLocked: the notice and the durable row in one transaction, then the
+// state, then the timer — so a crash at any point leaves either nothing
+// scheduled or a row (with its notice) that the next start re-arms.
 func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification, d routingerr.Decision, now time.Time) error {
 	retryAt := now.Add(d.Delay)
 	noticeID := rt.notice
@@ -78,14 +78,11 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 	}
 	text := fmt.Sprintf("%s — retrying in %s (attempt %d/%d)", routingerr.FamilyLabel(c.Code), humanDelay(d.Delay), d.Retry, d.MaxAttempts)
 	if err := s.upsertNoticeLocked(rt, text, rec); err != nil {
+		s.log.Error("persist pending retry failed; falling back to manual recovery", zap.String("session_id", rt.sess.ID), zap.Error(err))
 		return err
 	}
 	_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": "retry_scheduled"}, change{})
 	_ = s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskInProgress)
-	if err := s.store.SavePendingRetry(s.storeCtx(), rec); err != nil {
-		s.log.Error("persist pending retry failed; falling back to manual recovery", zap.String("session_id", rt.sess.ID), zap.Error(err))
-		return err
-	}
 	rt.chain = chainState{retry: d.Retry, max: d.MaxAttempts}
 	if rt.retry == nil {
 		s.cfg.Metrics.parkedSessions.Inc()
@@ -122,9 +119,9 @@ func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.Pendi
 			Payload: map[string]any{"task_id": rt.task.ID, "session_id": rt.sess.ID, "action": RecoverCancelRetry}}},
 	}
 	if rt.notice == rec.NoticeID {
-		return s.replaceMessageLocked(rt, m)
+		return s.replaceMessageWithLocked(rt, m, change{retry: &rec})
 	}
-	if err := s.addMessageLocked(rt, m); err != nil {
+	if err := s.addMessageWithLocked(rt, m, change{retry: &rec}); err != nil {
 		return err
 	}
 	rt.notice = m.ID

@@ -112,7 +112,6 @@ func TestExhaustedBudgetShowsBannerThenResumeRecovers(t *testing.T) {
 	assert.Len(t, byRole(msgs, "user"), 1)
 }
 
-
 func TestMaxAttempts(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -378,4 +377,15 @@ func TestPromptValidationAndOwnership(t *testing.T) {
 	_, err = h.svc.CreateTask(h.ctx, CreateTaskRequest{Prompt: "x", Workdir: "relative/dir"})
 	errIs(t, err, ErrValidation)
 	assert.Len(t, byRole(h.messages(b.Sessions[0].ID), "user"), 1, "a refused prompt changes nothing")
+}
+
+func TestReplaySafetyRefusesAfterToolActivity(t *testing.T) {
+	h := newHarness(t)
+	v, f := h.create("/tool-overloaded:1 edit the file", nil)
+	b := f.until(isBanner)
+	assert.Equal(t, "replay_unsafe", b.Message.Metadata["reason"])
+	assert.Contains(t, b.Message.Text, "not replayed automatically")
+	_, ok := h.pending(v.Sessions[0].ID)
+	assert.False(t, ok, "nothing is scheduled")
+	require.Len(t, byRole(h.messages(v.Sessions[0].ID), "tool"), 1, "the tool card stays")
 }

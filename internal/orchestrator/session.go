@@ -15,16 +15,18 @@ import (
 // sessionRT is the live state of one session. Its mutex is held while an
 // event is persisted and fanned out, so seq order is delivery order.
 type sessionRT struct {
+	taskID string // immutable
+
 	mu     sync.Mutex // guards every field below
 	task   store.Task
 	sess   store.Session
 	subs   fanout
-	exec   Execution     // live agent process; nil when none
-	turn   *turn         // running turn; nil when idle
-	retry  *parkedRetry  // armed or dispatching retry; nil when none
-	notice string        // id of this turn's retry notice; "" when none
-	banner string        // id of the live recovery banner; "" when none
-	chain  chainState    // automatic retries of the current prompt generation
+	exec   Execution    // live agent process; nil when none
+	turn   *turn        // running turn; nil when idle
+	retry  *parkedRetry // armed or dispatching retry; nil when none
+	notice string       // id of this turn's retry notice; "" when none
+	banner string       // id of the live recovery banner; "" when none
+	chain  chainState   // automatic retries of the current prompt generation
 }
 
 // chainState describes the retry chain of the current generation.
@@ -45,7 +47,7 @@ func (rt *sessionRT) view() TaskView {
 
 // install registers the runtime of a freshly created task.
 func (s *Service) install(task store.Task, sess store.Session) *sessionRT {
-	rt := &sessionRT{task: task, sess: sess}
+	rt := &sessionRT{taskID: task.ID, task: task, sess: sess}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessions[sess.ID] = rt
@@ -71,7 +73,7 @@ func (s *Service) session(ctx context.Context, sessionID, taskID string) (*sessi
 			return nil, err
 		}
 	}
-	if taskID != "" && rt.task.ID != taskID {
+	if taskID != "" && rt.taskID != taskID {
 		return nil, fmt.Errorf("%w: session %q does not belong to task %q", ErrForbidden, sessionID, taskID)
 	}
 	return rt, nil
@@ -93,7 +95,7 @@ func (s *Service) load(ctx context.Context, sessionID string) (*sessionRT, error
 	if err != nil {
 		return nil, fmt.Errorf("list messages: %w", err)
 	}
-	rt := &sessionRT{task: task, sess: sess}
+	rt := &sessionRT{taskID: task.ID, task: task, sess: sess}
 	for _, m := range msgs {
 		switch m.Metadata["kind"] {
 		case kindRetryNotice:
@@ -120,6 +122,7 @@ type change struct {
 	upsert *store.Message
 	append *store.TextAppend
 	delete string
+	retry  *store.PendingRetry // upserted with the event
 }
 
 // emitLocked persists one session event and fans it out. rt.mu is held.
@@ -144,6 +147,7 @@ func (s *Service) emitLocked(rt *sessionRT, action string, body map[string]any, 
 		DeleteMessage: c.delete,
 		Session:       &next,
 		Task:          c.task,
+		SaveRetry:     c.retry,
 	}
 	if err := s.store.AppendEvent(s.storeCtx(), w); err != nil {
 		s.log.Error("persist session event failed; the change is not applied",
@@ -186,18 +190,29 @@ func (s *Service) setStateLocked(rt *sessionRT, state, taskState string) error {
 }
 
 func (s *Service) addMessageLocked(rt *sessionRT, m store.Message) error {
+	return s.addMessageWithLocked(rt, m, change{})
+}
+
+// addMessageWithLocked adds a message and applies c in the same transaction.
+func (s *Service) addMessageWithLocked(rt *sessionRT, m store.Message, c change) error {
 	now := s.now()
 	m.SessionID = rt.sess.ID
 	m.Seq = rt.sess.LastSeq + 1
 	m.CreatedAt, m.UpdatedAt = now, now
-	return s.emitLocked(rt, "session.message.added", map[string]any{"message": m}, change{upsert: &m})
+	c.upsert = &m
+	return s.emitLocked(rt, "session.message.added", map[string]any{"message": m}, c)
 }
 
 // replaceMessageLocked rewrites a message in place (same id, same position).
 func (s *Service) replaceMessageLocked(rt *sessionRT, m store.Message) error {
+	return s.replaceMessageWithLocked(rt, m, change{})
+}
+
+func (s *Service) replaceMessageWithLocked(rt *sessionRT, m store.Message, c change) error {
 	m.SessionID = rt.sess.ID
 	m.UpdatedAt = s.now()
-	return s.emitLocked(rt, "session.message.updated", map[string]any{"message": m}, change{upsert: &m})
+	c.upsert = &m
+	return s.emitLocked(rt, "session.message.updated", map[string]any{"message": m}, c)
 }
 
 func (s *Service) appendTextLocked(rt *sessionRT, id, delta string) error {
@@ -235,6 +250,7 @@ func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, bu
 		if err != nil {
 			return SubscribeResult{}, nil, fmt.Errorf("list events: %w", err)
 		}
+		res.Mode = "replay"
 		res.Events = make([]Notification, 0, len(evs))
 		for _, e := range evs {
 			res.Events = append(res.Events, Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
@@ -244,10 +260,7 @@ func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, bu
 		if err != nil {
 			return SubscribeResult{}, nil, fmt.Errorf("list messages: %w", err)
 		}
-		res.Messages = msgs
-		if res.Messages == nil {
-			res.Messages = []store.Message{}
-		}
+		res.Mode, res.Messages = "snapshot", msgs
 	}
 	sub := newSubscription(buffer)
 	rt.subs.add(sub)

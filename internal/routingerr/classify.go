@@ -7,9 +7,10 @@ import (
 	"unsafe"
 )
 
-// Input bounds. The final error of a run sits at the end of stderr and at
-// the start of a message, so the classifier reads the tail of one and the
-// head of the others; this keeps a 64 KiB stderr cheap and the work linear.
+// Input bounds. The final error of a run sits at the end of stderr, and at
+// the start (or, for pasted logs, the end) of a message, so the classifier
+// reads the tail of stderr and the head and tail of the others; this keeps a
+// 64 KiB stderr cheap and the work linear.
 const (
 	maxFieldBytes  = 8 << 10
 	maxStderrBytes = 8 << 10
@@ -73,9 +74,10 @@ func classify(ev *Evidence, now time.Time, trace *[]RuleTrace) Classification {
 type scan struct {
 	ev    Evidence // a copy: one allocation holds scan and evidence
 	now   time.Time
-	raw   string // message, data, err and the stderr tail, newline-joined
-	low   string // raw with ASCII letters lowercased
-	found kwSet  // keywords present in low
+	raw   string   // message, data, err and the stderr tail, newline-joined
+	low   string   // raw with ASCII letters lowercased
+	found kwSet    // keywords present in low
+	last  lastEnds // where tracked keywords (status markers) last ended
 
 	statusDone bool
 	status     int // effective HTTP status, 0 when unknown
@@ -83,25 +85,29 @@ type scan struct {
 }
 
 func newScan(ev *Evidence, now time.Time) *scan {
-	parts := [4]string{
-		headOf(ev.RPCMessage, maxFieldBytes),
-		headOf(ev.RPCData, maxFieldBytes),
-		headOf(ev.Err, maxFieldBytes),
-		tailOf(ev.StderrTail, maxStderrBytes),
-	}
+	var parts [7]string
+	parts[0], parts[1] = window(ev.RPCMessage)
+	parts[2], parts[3] = window(ev.RPCData)
+	parts[4], parts[5] = window(ev.Err)
+	parts[6] = tailOf(ev.StderrTail, maxStderrBytes)
 	raw := joinNonEmpty(parts[:])
-	s := &scan{ev: *ev, now: now, raw: raw, low: lowerASCII(raw)}
-	keywords.scan(s.low, &s.found)
+	s := &scan{ev: *ev, now: now, raw: raw}
+	low := make([]byte, len(raw))
+	keywords.scan(raw, low, &s.found, &s.last)
+	// low is never written again: share it rather than copy it.
+	s.low = unsafe.String(unsafe.SliceData(low), len(low))
 	return s
 }
 
-// has reports whether keyword w occurs; w should be registered (a rule's
-// keys, gate, any…, or extraKeywords), else it falls back to a search.
-func (s *scan) has(w string) bool {
-	if id, ok := keywords.id(w); ok {
-		return s.found.has(id)
+// hasKW reports whether k occurs: a bit test.
+func (s *scan) hasKW(k *kw) bool { return s.found.has(k.id) }
+
+// indexKW is strings.Index(s.low, k.w), skipped when k is absent.
+func (s *scan) indexKW(k *kw) int {
+	if !s.hasKW(k) {
+		return -1
 	}
-	return strings.Contains(s.low, w)
+	return strings.Index(s.low, k.w)
 }
 
 func (s *scan) hasAnyID(ids []uint16) bool {
@@ -111,14 +117,6 @@ func (s *scan) hasAnyID(ids []uint16) bool {
 		}
 	}
 	return false
-}
-
-// index is strings.Index(s.low, w), skipped when w is known to be absent.
-func (s *scan) index(w string) int {
-	if !s.has(w) {
-		return -1
-	}
-	return strings.Index(s.low, w)
 }
 
 func (s *scan) result(r *rule, pos int) Classification {
@@ -146,7 +144,7 @@ func resumeSafe(s *scan, c *Classification) bool {
 	if c.Class != ClassTransient {
 		return false
 	}
-	return s.ev.HTTPStatus == 200 || s.has("event: error") || s.has("response.failed")
+	return s.ev.HTTPStatus == 200 || s.hasKW(kwEventError) || s.hasKW(kwResponseFailed)
 }
 
 // unmatchedExcerpt shows the message when there is one, else the end of
@@ -220,6 +218,15 @@ func isSep(b byte) bool {
 	return false
 }
 
+// window keeps a long message's head (where wrappers put the cause) and its
+// tail (where a pasted log ends with the final error).
+func window(s string) (head, tail string) {
+	if len(s) <= maxFieldBytes {
+		return s, ""
+	}
+	return headOf(s, maxFieldBytes/2), tailOf(s, maxFieldBytes/2)
+}
+
 // headOf returns at most n bytes from the start of s, on a rune boundary.
 func headOf(s string, n int) string {
 	if len(s) <= n {
@@ -273,25 +280,4 @@ func joinNonEmpty(parts []string) string {
 		b.WriteString(p)
 	}
 	return b.String()
-}
-
-// lowerASCII lowercases A-Z only, so offsets stay those of s; it returns s
-// itself when there is nothing to lower.
-func lowerASCII(s string) string {
-	i := 0
-	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := make([]byte, len(s))
-	copy(b, s)
-	for ; i < len(b); i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	// b is never written again: share it instead of copying it once more.
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }

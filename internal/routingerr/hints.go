@@ -27,17 +27,21 @@ func defaultHints(s *scan, c Classification) Classification {
 	return c
 }
 
-// hintKeywords gate the hint parsers (see extraKeywords).
-var hintKeywords = []string{
-	"retry-after", `"retrydelay"`, "try again in ", "retry after ", "retry in ", `"resets_in_seconds"`,
-	"limit reached|", `"resets_at"`, "anthropic-ratelimit-unified-reset", "regain access on ",
-	"resets ", "reset at ",
-}
+// Keywords that gate the hint parsers.
+var (
+	kwRetryAfter      = newKW("retry-after")
+	kwRetryDelay      = newKW(`"retrydelay"`)
+	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
+	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in ")}
+	kwRegainAccess    = newKW("regain access on ")
+	kwResetEpoch      = []*kw{newKW("limit reached|"), newKW(`"resets_at"`), newKW("anthropic-ratelimit-unified-reset")}
+	kwResetClock      = []*kw{newKW("resets "), newKW("reset at ")}
+)
 
 // retryAfterHint reads the provider's wait hint, most explicit form first.
 func retryAfterHint(s *scan) (time.Duration, bool) {
 	low := s.low
-	if s.has("retry-after") {
+	if s.hasKW(kwRetryAfter) {
 		if v, ok := valueAfter(low, "retry-after-ms"); ok {
 			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
 				return clampHint(time.Duration(f * float64(time.Millisecond)))
@@ -61,22 +65,22 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 			break
 		}
 	}
-	if s.has(`"retrydelay"`) {
-		if v, ok := valueAfter(low, `"retrydelay"`); ok {
+	if s.hasKW(kwRetryDelay) {
+		if v, ok := valueAfter(low, kwRetryDelay.w); ok {
 			if d, _, ok := parseHumanDuration(v); ok {
 				return clampHint(d)
 			}
 		}
 	}
-	for _, k := range []string{"try again in ", "retry after ", "retry in "} {
-		if i := s.index(k); i >= 0 {
-			if d, _, ok := parseHumanDuration(low[i+len(k):]); ok {
+	for _, k := range kwTryAgainIn {
+		if i := s.indexKW(k); i >= 0 {
+			if d, _, ok := parseHumanDuration(low[i+len(k.w):]); ok {
 				return clampHint(d)
 			}
 		}
 	}
-	if s.has(`"resets_in_seconds"`) {
-		if v, ok := valueAfter(low, `"resets_in_seconds"`); ok {
+	if s.hasKW(kwResetsInSeconds) {
+		if v, ok := valueAfter(low, kwResetsInSeconds.w); ok {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 				return clampHint(time.Duration(n) * time.Second)
 			}
@@ -183,13 +187,13 @@ func parseHumanDuration(s string) (time.Duration, int, bool) {
 // resetHint finds the absolute end of a usage window.
 func resetHint(s *scan) (time.Time, bool) {
 	low := s.low
-	for _, k := range []string{"limit reached|", `"resets_at"`, "anthropic-ratelimit-unified-reset"} {
-		i := s.index(k)
+	for _, k := range kwResetEpoch {
+		i := s.indexKW(k)
 		if i < 0 {
 			continue
 		}
-		rest := low[i+len(k):]
-		if k != "limit reached|" {
+		rest := low[i+len(k.w):]
+		if k != kwResetEpoch[0] {
 			j := skip(rest, 0, `" `)
 			if j >= len(rest) || (rest[j] != ':' && rest[j] != '=') {
 				continue
@@ -200,8 +204,8 @@ func resetHint(s *scan) (time.Time, bool) {
 			return t, true
 		}
 	}
-	if i := s.index("regain access on "); i >= 0 {
-		rest := s.raw[i+len("regain access on "):]
+	if i := s.indexKW(kwRegainAccess); i >= 0 {
+		rest := s.raw[i+len(kwRegainAccess.w):]
 		// "2026-09-01 at 00:00 UTC"
 		if len(rest) >= len("2006-01-02 at 15:04 UTC") {
 			if t, err := time.Parse("2006-01-02 at 15:04 MST", rest[:len("2006-01-02 at 15:04 UTC")]); err == nil && strings.EqualFold(rest[20:23], "utc") {
@@ -252,12 +256,12 @@ func clockReset(s *scan) (time.Time, bool) {
 	if s.now.IsZero() {
 		return time.Time{}, false
 	}
-	for _, k := range []string{"resets ", "reset at "} {
-		i := s.index(k)
+	for _, k := range kwResetClock {
+		i := s.indexKW(k)
 		if i < 0 {
 			continue
 		}
-		rest := s.low[i+len(k):]
+		rest := s.low[i+len(k.w):]
 		rest = strings.TrimPrefix(rest, "at ")
 		h, m, n, ok := parseClock(rest)
 		if !ok {

@@ -4,14 +4,21 @@ import "fmt"
 
 // The rules name a few hundred keywords. Searching for each one separately
 // costs a pass over the text per keyword; instead one Aho-Corasick automaton
-// finds all of them in a single pass, and rules test bits. Shallow states
-// (where the automaton spends most of its time) have dense transition rows
-// that stay in L1; deeper ones keep a short list of children and fall back
-// along their fail link, which keeps the whole pass linear.
+// finds all of them in a single pass (which also lowercases the text), and
+// rules test bits.
+//
+// States are numbered breadth-first, so the shallow ones, where the scan
+// spends most of its time, come first and have dense transition rows that
+// stay in L1. Deeper states keep a short list of children and fall back
+// along their fail link, which keeps the pass linear. A transition carries
+// outFlag when keywords end at its target.
 
 const (
+	maxTracked  = 32 // keywords whose last position the scan records
 	maxKeywords = 8 * 64
-	denseDepth  = 3 // states up to this depth get dense rows
+	denseDepth  = 4 // states up to this depth get dense rows
+	outFlag     = 1 << 15
+	stateMask   = outFlag - 1
 )
 
 type kwSet [maxKeywords / 64]uint64
@@ -21,27 +28,37 @@ func (k *kwSet) has(id uint16) bool { return k[id>>6]&(1<<(id&63)) != 0 }
 
 type kid struct {
 	class uint8
-	next  uint16
+	next  uint16 // with outFlag
 }
 
+// lastEnds holds, for each tracked keyword, the end offset (exclusive) of
+// its last occurrence; 0 when absent.
+type lastEnds [maxTracked]int32
+
 type matcher struct {
+	ntrack int               // ids [0, ntrack) are tracked
 	ids    map[string]uint16 // keyword → id
 	words  []string          // id → keyword
-	class  [256]uint8        // byte → class; 0 for bytes in no keyword
+	class  [256]uint8        // byte → class, upper and lower case alike; 0 for bytes in no keyword
 	nclass int
 
-	row   []int32  // state → dense row, or -1
-	dense []uint16 // dense[row*nclass+class] → state
-	kids  []kid    // sparse children of state s: kids[kidAt[s]:kidAt[s+1]]
-	kidAt []uint32
-	fail  []uint16
+	ndense int      // states [0, ndense) have dense rows
+	dense  []uint16 // dense[state*nclass+class] → next state, with outFlag
+	kids   []kid    // children of a sparse state s: kids[kidAt[s]:kidAt[s+1]]
+	kidAt  []uint32
+	fail   []uint16
 
 	outAt []uint32 // keywords ending at state s: outs[outAt[s]:outAt[s+1]]
 	outs  []uint16
 }
 
-func newMatcher(words []string) *matcher {
-	m := &matcher{ids: make(map[string]uint16, len(words))}
+// newMatcher builds the automaton; the first ntrack words (which must be
+// distinct) get their last position recorded by scan.
+func newMatcher(words []string, ntrack int) *matcher {
+	if ntrack > maxTracked {
+		panic("routingerr: too many tracked keywords")
+	}
+	m := &matcher{ids: make(map[string]uint16, len(words)), ntrack: ntrack}
 	for _, w := range words {
 		if w == "" {
 			continue
@@ -58,20 +75,29 @@ func newMatcher(words []string) *matcher {
 	m.nclass = 1
 	for _, w := range m.words {
 		for i := 0; i < len(w); i++ {
-			if m.class[w[i]] == 0 {
+			b := w[i]
+			if 'A' <= b && b <= 'Z' {
+				panic("routingerr: keyword not lowercase: " + w)
+			}
+			if m.class[b] == 0 {
 				if m.nclass == 255 {
 					panic("routingerr: too many byte classes")
 				}
-				m.class[w[i]] = uint8(m.nclass)
+				m.class[b] = uint8(m.nclass)
+				if 'a' <= b && b <= 'z' {
+					m.class[b-'a'+'A'] = uint8(m.nclass)
+				}
 				m.nclass++
 			}
 		}
 	}
-	// Trie.
+
+	// Trie, then breadth-first renumbering.
 	type node struct {
 		child map[uint8]int
 		out   []uint16
 		depth int
+		fail  int
 	}
 	nodes := []node{{child: map[uint8]int{}}}
 	for id, w := range m.words {
@@ -88,64 +114,93 @@ func newMatcher(words []string) *matcher {
 		}
 		nodes[s].out = append(nodes[s].out, uint16(id))
 	}
-	if len(nodes) >= 1<<16 {
+	if len(nodes) >= stateMask {
 		panic("routingerr: keyword automaton too large")
 	}
+	order := []int{0} // breadth-first: order[newID] = old id
+	for i := 0; i < len(order); i++ {
+		for c := 0; c < m.nclass; c++ {
+			if n, ok := nodes[order[i]].child[uint8(c)]; ok {
+				order = append(order, n)
+			}
+		}
+	}
+	newID := make([]int, len(nodes))
+	for id, old := range order {
+		newID[old] = id
+		if nodes[old].depth <= denseDepth {
+			m.ndense = id + 1
+		}
+	}
+
+	// Fail links and merged outputs, in breadth-first order so every fail
+	// target is complete before it is used.
 	n := len(nodes)
-	m.row = make([]int32, n)
 	m.fail = make([]uint16, n)
 	m.kidAt = make([]uint32, n+1)
-	for s := range nodes {
-		m.row[s] = -1
-		m.kidAt[s] = uint32(len(m.kids))
+	outs := make([][]uint16, n)
+	for id, old := range order {
+		m.kidAt[id] = uint32(len(m.kids))
 		for c := 0; c < m.nclass; c++ {
-			if next, ok := nodes[s].child[uint8(c)]; ok {
-				m.kids = append(m.kids, kid{uint8(c), uint16(next)})
+			if k, ok := nodes[old].child[uint8(c)]; ok {
+				m.kids = append(m.kids, kid{uint8(c), uint16(newID[k])})
 			}
 		}
 	}
 	m.kidAt[n] = uint32(len(m.kids))
-	// Breadth-first, so a fail target and its row exist before they are used.
-	queue := []int{0}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		if s != 0 {
-			nodes[s].out = append(nodes[s].out, nodes[m.fail[s]].out...)
+	m.dense = make([]uint16, m.ndense*m.nclass)
+	for id, old := range order {
+		outs[id] = append(outs[id], nodes[old].out...)
+		if id != 0 {
+			outs[id] = append(outs[id], outs[m.fail[id]]...)
 		}
-		if nodes[s].depth <= denseDepth {
-			m.row[s] = int32(len(m.dense) / m.nclass)
-			for c := 0; c < m.nclass; c++ {
+		for _, k := range m.kids[m.kidAt[id]:m.kidAt[id+1]] {
+			if id != 0 {
+				m.fail[k.next] = uint16(m.step(int(m.fail[id]), k.class) & stateMask)
+			}
+		}
+		if id < m.ndense {
+			for c := 1; c < m.nclass; c++ {
 				next := 0
-				if k, ok := nodes[s].child[uint8(c)]; ok {
-					next = k
-				} else if s != 0 {
-					next = m.step(int(m.fail[s]), uint8(c))
+				if id != 0 {
+					next = m.step(int(m.fail[id]), uint8(c))
 				}
-				m.dense = append(m.dense, uint16(next))
+				m.dense[id*m.nclass+c] = uint16(next)
 			}
-		}
-		for _, k := range m.kids[m.kidAt[s]:m.kidAt[s+1]] {
-			if s != 0 {
-				m.fail[k.next] = uint16(m.step(int(m.fail[s]), k.class))
+			for _, k := range m.kids[m.kidAt[id]:m.kidAt[id+1]] {
+				m.dense[id*m.nclass+int(k.class)] = k.next
 			}
-			queue = append(queue, int(k.next))
 		}
 	}
 	m.outAt = make([]uint32, n+1)
-	for s := range nodes {
+	for s := range outs {
 		m.outAt[s] = uint32(len(m.outs))
-		m.outs = append(m.outs, nodes[s].out...)
+		m.outs = append(m.outs, outs[s]...)
 	}
 	m.outAt[n] = uint32(len(m.outs))
+	// Flag every transition whose target ends a keyword.
+	flag := func(v uint16) uint16 {
+		if len(outs[v&stateMask]) > 0 {
+			return v | outFlag
+		}
+		return v
+	}
+	for i := range m.dense {
+		m.dense[i] = flag(m.dense[i])
+	}
+	for i := range m.kids {
+		m.kids[i].next = flag(m.kids[i].next)
+	}
 	return m
 }
 
-// step is the automaton's transition from state s on byte class c.
+// step is the transition from state s on class c (c != 0); the result may
+// carry outFlag. While the automaton is built, it is only asked about states
+// already complete (breadth-first order guarantees it).
 func (m *matcher) step(s int, c uint8) int {
 	for {
-		if r := m.row[s]; r >= 0 {
-			return int(m.dense[int(r)*m.nclass+int(c)])
+		if s < m.ndense {
+			return int(m.dense[s*m.nclass+int(c)])
 		}
 		for _, k := range m.kids[m.kidAt[s]:m.kidAt[s+1]] {
 			if k.class == c {
@@ -156,25 +211,36 @@ func (m *matcher) step(s int, c uint8) int {
 	}
 }
 
-// scan marks every keyword that occurs in text. The dense case is inlined:
-// it is almost every byte.
-func (m *matcher) scan(text string, found *kwSet) {
-	s, nc := 0, m.nclass
-	row, dense, class, outAt := m.row, m.dense, &m.class, m.outAt
+// scan lowercases text into low (same length), marks every keyword that
+// occurs in it and records where tracked keywords last ended.
+func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
+	s, nc, nd, nt := 0, m.nclass, m.ndense, uint16(m.ntrack)
+	dense, class := m.dense, &m.class
+	low = low[:len(text)]
 	for i := 0; i < len(text); i++ {
-		c := class[text[i]]
+		b := text[i]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		low[i] = b
+		c := class[b]
 		if c == 0 { // in no keyword: back to the root
 			s = 0
 			continue
 		}
-		if r := row[s]; r >= 0 {
-			s = int(dense[int(r)*nc+int(c)])
+		var v int
+		if s < nd {
+			v = int(dense[s*nc+int(c)])
 		} else {
-			s = m.step(s, c)
+			v = m.step(s, c)
 		}
-		if a, b := outAt[s], outAt[s+1]; a != b {
-			for _, id := range m.outs[a:b] {
+		s = v & stateMask
+		if v&outFlag != 0 {
+			for _, id := range m.outs[m.outAt[s]:m.outAt[s+1]] {
 				found.set(id)
+				if id < nt {
+					last[id] = int32(i + 1)
+				}
 			}
 		}
 	}
@@ -186,7 +252,7 @@ func (m *matcher) id(w string) (uint16, bool) {
 	return id, ok
 }
 
-// ids converts keywords to ids; every one was registered at build time.
+// idsOf converts keywords to ids; every one was registered at build time.
 func (m *matcher) idsOf(ws []string) []uint16 {
 	out := make([]uint16, len(ws))
 	for i, w := range ws {

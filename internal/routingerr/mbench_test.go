@@ -3,19 +3,21 @@ package routingerr
 import "testing"
 
 func BenchmarkMatcherScan(b *testing.B) {
-	s := lowerASCII(benchTypical.RPCMessage + "\n" + benchTypical.RPCData + benchUnmatched.Err[:60])
+	s := benchTypical.RPCMessage + "\n" + benchTypical.RPCData + benchUnmatched.Err[:60]
 	b.SetBytes(int64(len(s)))
+	buf := make([]byte, len(s))
 	var f kwSet
+	var l lastEnds
 	for b.Loop() {
 		f = kwSet{}
-		keywords.scan(s, &f)
+		keywords.scan(s, buf, &f, &l)
 	}
 }
 
 var sinkInt int
 
 func BenchmarkCalibrate(b *testing.B) {
-	s := lowerASCII(benchTypical.RPCMessage + "\n" + benchTypical.RPCData + benchUnmatched.Err[:60])
+	s := benchTypical.RPCMessage + "\n" + benchTypical.RPCData + benchUnmatched.Err[:60]
 	tbl := make([]uint16, 256*64)
 	for b.Loop() {
 		st := 0

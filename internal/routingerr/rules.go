@@ -25,21 +25,23 @@ const (
 	bandFallback              // weak heuristics
 )
 
-// rule is one classification rule. It matches when one of any occurs (if
-// set), all of all occur, none of none occurs, and match (if set) agrees.
-// match only runs when one of gate occurs (if set); keys lists the other
-// keywords match asks s.has about. All strings are lowercase.
+// rule is one classification rule. It matches when evidence (if set) holds
+// for the structured evidence, or else when one of any occurs (if set), all
+// of all occur, none of none occurs, and match (if set) agrees. match only
+// runs when one of gate occurs (if set). All strings are lowercase.
 type rule struct {
 	id    string
 	band  band
 	code  string
 	class Class
 	conf  float64
+
+	evidence func(ev *Evidence) bool
+
 	any   []string
 	all   []string
 	none  []string
 	gate  []string
-	keys  []string
 	match func(s *scan) int                              // custom matcher: offset of the evidence, or -1
 	hint  func(s *scan, c Classification) Classification // replaces defaultHints
 
@@ -50,6 +52,9 @@ type rule struct {
 // tests are bit tests (see matcher.go); text is only searched again to
 // place the excerpt of the rule that matched.
 func (r *rule) eval(s *scan) int {
+	if r.evidence != nil && r.evidence(&s.ev) {
+		return 0
+	}
 	first := -1
 	if len(r.anyIDs) > 0 {
 		for i, id := range r.anyIDs {
@@ -97,28 +102,55 @@ var (
 	keywords  *matcher
 )
 
-func init() { ruleTable, keywords = buildTable(ruleSets, extraKeywords) }
+// kw is a keyword searched for outside the rules (hints, resume safety),
+// resolved to its id once, so hot paths test a bit instead of a map.
+type kw struct {
+	w  string
+	id uint16
+}
 
-// extraKeywords are searched for outside rules: status markers, hints and
-// resume safety.
-var extraKeywords = slices.Concat(statusMarkers, hintKeywords, []string{"event: error", "response.failed"})
+var extraKWs []*kw
 
-func buildTable(sets [][]rule, extra []string) ([]rule, *matcher) {
+func newKW(w string) *kw {
+	k := &kw{w: w}
+	extraKWs = append(extraKWs, k)
+	return k
+}
+
+var (
+	kwEventError     = newKW("event: error")
+	kwResponseFailed = newKW("response.failed")
+)
+
+func init() {
+	var extra []string
+	for _, k := range extraKWs {
+		extra = append(extra, k.w)
+	}
+	ruleTable, keywords = buildTable(ruleSets, statusMarkers, extra)
+	for _, k := range extraKWs {
+		k.id, _ = keywords.id(k.w)
+	}
+}
+
+// buildTable orders the rules and builds the keyword automaton; tracked
+// keywords (the status markers) get ids 0…len(tracked)-1.
+func buildTable(sets [][]rule, tracked, extra []string) ([]rule, *matcher) {
 	var all []rule
 	for _, set := range sets {
 		all = append(all, set...)
 	}
 	slices.SortStableFunc(all, func(a, b rule) int { return int(a.band) - int(b.band) })
-	words := slices.Clone(extra)
+	words := slices.Concat(tracked, extra)
 	seen := make(map[string]bool, len(all))
 	for _, r := range all {
 		if seen[r.id] {
 			panic("routingerr: duplicate rule id " + r.id)
 		}
 		seen[r.id] = true
-		words = append(words, slices.Concat(r.any, r.all, r.none, r.gate, r.keys)...)
+		words = append(words, slices.Concat(r.any, r.all, r.none, r.gate)...)
 	}
-	m := newMatcher(words)
+	m := newMatcher(words, len(tracked))
 	for i := range all {
 		r := &all[i]
 		r.anyIDs, r.allIDs, r.noneIDs, r.gateIDs = m.idsOf(r.any), m.idsOf(r.all), m.idsOf(r.none), m.idsOf(r.gate)

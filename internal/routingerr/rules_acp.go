@@ -6,18 +6,9 @@ var acpRules = []rule{
 	// ACP's "request cancelled" (-32800): the client, i.e. we on a user's
 	// behalf, cancelled the turn.
 	{id: "acp.request_cancelled.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 0.95,
-		keys: acpCancelWords,
-		match: func(s *scan) int {
-			if s.ev.HasRPCError && s.ev.RPCCode == -32800 {
-				return 0
-			}
-			for _, k := range acpCancelWords {
-				if i := s.index(k); i >= 0 && indexBounded(s.low[i:], k) == 0 {
-					return i
-				}
-			}
-			return -1
-		}},
+		evidence: func(ev *Evidence) bool { return ev.HasRPCError && ev.RPCCode == -32800 },
+		gate:     acpCancelWords,
+		match:    func(s *scan) int { return anyBounded(s.low, acpCancelWords...) }},
 	{id: "acp.error_kind_auth.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{`"errorkind":"authentication_failed"`, `"errorkind": "authentication_failed"`}},
 	// ACP's auth_required (-32000). Other agents use -32000 for anything, so

@@ -93,12 +93,11 @@ var anthropicRules = []rule{
 	{id: "anthropic.overloaded_error.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.95,
 		any: []string{`"type":"overloaded_error"`, `"type": "overloaded_error"`}},
 	{id: "anthropic.overloaded.529.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
-		keys: []string{"529 overloaded"},
 		match: func(s *scan) int {
 			if st, pos := s.httpStatus(); st == 529 {
 				return pos
 			}
-			if !s.has("529 overloaded") {
+			if !s.hasKW(kw529Overloaded) {
 				return -1
 			}
 			return indexBounded(s.low, "529 overloaded")
@@ -123,3 +122,5 @@ var anthropicRules = []rule{
 	{id: "anthropic.invalid_request_error.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
 		any: []string{`"invalid_request_error"`}},
 }
+
+var kw529Overloaded = newKW("529 overloaded")

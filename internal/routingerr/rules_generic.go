@@ -25,14 +25,14 @@ var genericRules = []rule{
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		gate: []string{"hit your ", "usage limit reached", "limit will reset at"},
 		match: func(s *scan) int {
-			if i := s.index("hit your "); i >= 0 {
+			if i := strings.Index(s.low, "hit your "); i >= 0 {
 				rest := s.low[i+len("hit your "):]
 				if j := strings.Index(rest, "limit"); j >= 0 && j <= 24 && strings.IndexByte(rest[:j], '\n') < 0 {
 					return i
 				}
 			}
 			for _, k := range []string{"usage limit reached", "limit will reset at"} {
-				if i := s.index(k); i >= 0 {
+				if i := strings.Index(s.low, k); i >= 0 {
 					return i
 				}
 			}
@@ -46,21 +46,17 @@ var genericRules = []rule{
 			"self_signed_cert_in_chain", "depth_zero_self_signed_cert", "certificate_verify_failed"}},
 	// The agent binary is missing: a human must install it or fix PATH.
 	{id: "exec.not_found.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
-		keys: []string{"executable file not found", ": command not found", "spawn ", " enoent"},
+		evidence: func(ev *Evidence) bool { return ev.ExitStatus == "exit status 127" },
+		gate:     []string{"executable file not found", ": command not found", " enoent"},
 		match: func(s *scan) int {
-			if i := s.index("executable file not found"); i >= 0 {
+			if i := strings.Index(s.low, "executable file not found"); i >= 0 {
 				return i
 			}
-			if i := s.index(": command not found"); i >= 0 {
+			if i := strings.Index(s.low, ": command not found"); i >= 0 {
 				return i
 			}
-			if s.has(" enoent") {
-				if i := s.index("spawn "); i >= 0 && strings.Contains(s.low[i:], " enoent") {
-					return i
-				}
-			}
-			if s.ev.ExitStatus == "exit status 127" {
-				return 0
+			if i := strings.Index(s.low, "spawn "); i >= 0 && strings.Contains(s.low[i:], " enoent") {
+				return i
 			}
 			return -1
 		}},

@@ -1,5 +1,7 @@
 package routingerr
 
+import "strings"
+
 // Network failures as Node, Go and Python HTTP clients report them. They
 // happen before or during a response, never because of its content, so a
 // retry (resuming the agent session) is safe.
@@ -17,7 +19,7 @@ var networkRules = []rule{
 			if i := anyBounded(s.low, nodeErrnos...); i >= 0 {
 				return i
 			}
-			return s.index("und_err_")
+			return strings.Index(s.low, "und_err_")
 		}},
 	{id: "go.net.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		any: []string{"connection reset by peer", "broken pipe", "connection refused", "i/o timeout", "no such host",

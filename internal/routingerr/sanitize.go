@@ -11,6 +11,21 @@ var secretNames = []string{
 	"access_token", "refresh_token", "client_secret", "password", "cookie",
 }
 
+// nameStart2 marks the first two bytes (lowercase) of secretNames.
+var nameStart2 = func() (t [256][256]bool) {
+	for _, n := range secretNames {
+		t[n[0]][n[1]] = true
+	}
+	return t
+}()
+
+func lower(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
 // sanitizeStart marks the bytes a secret or a home path can start with.
 var sanitizeStart = func() (t [256]bool) {
 	for _, c := range "sAbB/" {
@@ -60,7 +75,7 @@ func Sanitize(s string) string {
 		if end == 0 && (c|0x20 == 'b') && wordStart(s, i) {
 			end, with = bearer(s, i)
 		}
-		if end == 0 && isLetter(c) && nameStart(s, i) {
+		if end == 0 && i+1 < len(s) && nameStart2[lower(c)][lower(s[i+1])] && nameStart(s, i) {
 			var vs int
 			vs, end = secretField(s, i)
 			if end > 0 {

@@ -33,11 +33,13 @@ func (s *scan) httpStatus() (int, int) {
 func textStatus(s *scan) (int, int) {
 	low := s.low
 	best, bestPos := 0, -1
-	for _, m := range statusMarkers {
-		if !s.has(m) {
+	for id, m := range statusMarkers {
+		if s.last[id] == 0 {
 			continue
 		}
-		end := len(low)
+		// The scan recorded the last occurrence; earlier ones are only
+		// needed when it is not followed by a status.
+		end := int(s.last[id])
 		for end > 0 {
 			i := strings.LastIndex(low[:end], m)
 			if i < 0 || i <= bestPos {

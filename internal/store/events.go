@@ -88,6 +88,17 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 		}
 	}
 
+	var retryQuery string
+	var retryArgs []any
+	if r := w.SaveRetry; r != nil {
+		if r.SessionID != ev.SessionID {
+			return fmt.Errorf("store: append event: %w: retry of session %s in an event of %s", ErrInvalid, r.SessionID, ev.SessionID)
+		}
+		if retryQuery, retryArgs, err = savePendingRetryQuery(*r); err != nil {
+			return err
+		}
+	}
+
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		var res sql.Result
 		var err error
@@ -131,6 +142,12 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 				return err
 			} else if n != 1 {
 				return fmt.Errorf("%w: message %s in session %s", ErrNotFound, a.MessageID, ev.SessionID)
+			}
+		}
+
+		if retryQuery != "" {
+			if _, err := tx.ExecContext(ctx, retryQuery, retryArgs...); err != nil {
+				return mapConstraint(err, "pending retry")
 			}
 		}
 

@@ -105,6 +105,9 @@ type EventWrite struct {
 	DeleteMessage string      // message ID to delete
 	Session       *Session    // replace the session row (state, agent session id, generation, updated_at; LastSeq is set by the store; ID must be Event.SessionID; TaskID and CreatedAt are immutable)
 	Task          *Task       // replace the task row (all but ID and CreatedAt); ErrNotFound if missing
+	// SaveRetry upserts the session's pending retry in the same transaction,
+	// so a retry notice never exists without the durable retry it announces.
+	SaveRetry *PendingRetry
 }
 
 // Execution is one agent process run, for history and debugging.

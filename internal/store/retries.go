@@ -34,31 +34,40 @@ func scanRetry(s scanner) (PendingRetry, error) {
 // field of the one it has (at most one per session). An empty State means
 // RetryPending. ErrNotFound for an unknown session or task.
 func (db *DB) SavePendingRetry(ctx context.Context, r PendingRetry) error {
+	q, args, err := savePendingRetryQuery(r)
+	if err != nil {
+		return err
+	}
+	if _, err = db.exec(ctx, q, args...); err != nil {
+		return fmt.Errorf("store: save pending retry of %s: %w", r.SessionID, mapConstraint(err, "pending retry"))
+	}
+	return nil
+}
+
+// savePendingRetryQuery validates r and builds its upsert, shared by
+// SavePendingRetry and AppendEvent.
+func savePendingRetryQuery(r PendingRetry) (string, []any, error) {
 	if r.SessionID == "" || r.TaskID == "" {
-		return fmt.Errorf("store: save pending retry: %w: retry needs a session id and a task id", ErrInvalid)
+		return "", nil, fmt.Errorf("store: save pending retry: %w: retry needs a session id and a task id", ErrInvalid)
 	}
 	if r.State == "" {
 		r.State = RetryPending
 	}
 	if r.State != RetryPending && r.State != RetryDispatching {
-		return fmt.Errorf("store: save pending retry: %w: state %q", ErrInvalid, r.State)
+		return "", nil, fmt.Errorf("store: save pending retry: %w: state %q", ErrInvalid, r.State)
 	}
 	extra, err := encodeJSON(r.Extra, r.Extra == nil, "pending retry extra")
 	if err != nil {
-		return fmt.Errorf("store: save pending retry of %s: %w", r.SessionID, err)
+		return "", nil, fmt.Errorf("store: save pending retry of %s: %w", r.SessionID, err)
 	}
-	_, err = db.exec(ctx, `INSERT INTO pending_retries (`+retryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return `INSERT INTO pending_retries (` + retryColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session_id) DO UPDATE SET task_id = excluded.task_id, generation = excluded.generation,
 			attempt = excluded.attempt, max_attempts = excluded.max_attempts, code = excluded.code,
 			rule_id = excluded.rule_id, retry_at = excluded.retry_at, prompt = excluded.prompt,
 			resume = excluded.resume, notice_id = excluded.notice_id, state = excluded.state,
 			extra = excluded.extra, created_at = excluded.created_at`,
-		r.SessionID, r.TaskID, r.Generation, r.Attempt, r.MaxAttempts, r.Code, r.RuleID, fmtTime(r.RetryAt),
-		r.Prompt, r.Resume, r.NoticeID, r.State, extra, fmtTime(r.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("store: save pending retry of %s: %w", r.SessionID, mapConstraint(err, "pending retry"))
-	}
-	return nil
+		[]any{r.SessionID, r.TaskID, r.Generation, r.Attempt, r.MaxAttempts, r.Code, r.RuleID, fmtTime(r.RetryAt),
+			r.Prompt, r.Resume, r.NoticeID, r.State, extra, fmtTime(r.CreatedAt)}, nil
 }
 
 // GetPendingRetry returns the session's pending retry, or ErrNotFound.

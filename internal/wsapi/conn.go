@@ -105,17 +105,7 @@ func (c *conn) run() {
 
 	<-c.ctx.Done()
 	c.closeWith(websocket.StatusGoingAway, reasonShutdown) // no-op unless Server.Close ended us
-	// The library waits up to 5s for the peer's close frame (and longer for a
-	// write in progress); a peer that never answers — typically the slow one
-	// we are dropping — must not hold Server.Close that long. Cancelling
-	// ioCtx drops the socket, which ends the handshake at once.
-	grace, cancelGrace := context.WithTimeout(c.ioCtx, closeGrace)
-	stopGrace := context.AfterFunc(grace, c.ioCancel)
-	err := c.ws.Close(c.closeCode, c.closeReason)
-	stopGrace()
-	cancelGrace()
-	c.ioCancel()
-
+	// Release the orchestrator's side first; forwarders exit on ctx.
 	if tasks != nil {
 		tasks.Close()
 	}
@@ -127,6 +117,18 @@ func (c *conn) run() {
 	for _, sub := range subs {
 		sub.feed.Close()
 	}
+
+	// The library waits up to 5s for the peer's close frame (and longer for a
+	// write in progress); a peer that never answers — typically the slow one
+	// we are dropping — must not hold Server.Close that long. Cancelling
+	// ioCtx drops the socket, which ends the handshake at once.
+	grace, cancelGrace := context.WithTimeout(c.ioCtx, closeGrace)
+	stopGrace := context.AfterFunc(grace, c.ioCancel)
+	err := c.ws.Close(c.closeCode, c.closeReason)
+	stopGrace()
+	cancelGrace()
+	c.ioCancel()
+
 	c.log.Debug("websocket closed", zap.Int("code", int(c.closeCode)), zap.String("reason", c.closeReason), zap.Error(err))
 }
 

@@ -19,6 +19,31 @@
 // a reason telling the client to reconnect and resubscribe with after_seq.
 // Every write has a timeout.
 //
+// # Protocol
+//
+// Every frame is a JSON envelope {"id"?, "type", "action", "payload", "ts"}.
+// A client sends type "request" with a string id (optional but needed to
+// match replies); the reply is type "response" or "error" with the same id
+// and action. Error payloads are {code, message, details?}; details.field
+// names the offending field of a VALIDATION_ERROR. A bad frame never closes
+// the connection (except a frame beyond HardReadLimit).
+//
+//	task.create        {title?, prompt, agent?, workdir?, max_attempts?} → {task}
+//	task.list          {}                                                → {tasks}
+//	task.get           {task_id}                                        → {task}
+//	session.subscribe  {session_id, task_id?, after_seq?} → {task, session, messages?|events?, last_seq}
+//	session.unsubscribe {session_id}                     → {session_id, unsubscribed}
+//	session.prompt     {session_id, task_id?, text}      → {session_id}
+//	session.stop       {session_id, task_id?}            → {session_id}
+//	session.recover    {task_id, session_id, action: cancel_retry|resume|fresh_start} → {session_id}
+//	agent.list         {}                                → {agents}
+//
+// Notifications (type "notification", no id) carry the orchestrator's
+// action and payload unchanged: task.updated reaches every connection; the
+// session.* events of a subscribed session follow its subscribe response,
+// each with a per-session seq > last_seq. Subscribing again to the same
+// session on a connection replaces the old subscription.
+//
 // # Frame sizes
 //
 // A text frame up to Config.ReadLimit is handled. A larger one, up to

@@ -129,7 +129,9 @@ func writeHTTPError(w http.ResponseWriter, status int, e *Error) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="orchestratord"`)
 	}
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(e)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // a JSON body, never rendered as HTML; keep "<token>" readable
+	_ = enc.Encode(e)
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
@@ -163,4 +165,16 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	s.wg.Go(newConn(s, ws, r.RemoteAddr).run)
 	s.mu.Unlock()
+}
+
+// RequireToken guards another endpoint (e.g. /metrics) with the same token
+// as /ws, so one secret protects everything the daemon serves.
+func (s *Server) RequireToken(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.authorized(r) {
+			writeHTTPError(w, http.StatusUnauthorized, &Error{Code: CodeUnauthorized, Message: "missing or wrong access token"})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

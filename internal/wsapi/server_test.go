@@ -198,7 +198,7 @@ func TestCloseDoesNotWaitLongForASilentClient(t *testing.T) {
 
 func TestServesEmbeddedPage(t *testing.T) {
 	t.Parallel()
-	env := newTestEnv(t, func(c *Config) { c.Static = web.FS })
+	env := newTestEnv(t, func(c *Config) { c.Static = web.Static() })
 	for path, want := range map[string]string{"/": "app.js", "/app.js": "textContent", "/style.css": ".msg"} {
 		resp, err := http.Get(env.http.URL + path)
 		require.NoError(t, err)
