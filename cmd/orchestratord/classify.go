@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	_ "time/tzdata" // "resets 3pm (Europe/Paris)" must resolve on hosts without zoneinfo
 
 	"github.com/spf13/cobra"
 

@@ -129,15 +129,13 @@ func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.Pendi
 }
 
 // fire is the timer callback: claim exactly once, then re-drive the prompt.
+// The in-memory check drops stale callbacks cheaply; the durable claim marks
+// the retry as dispatching, so a crash from here on never replays blindly.
 func (s *Service) fire(sessionID string, gen int64, attempt int) {
 	if !s.enter() {
 		return
 	}
 	defer s.leave()
-	ok, err := s.store.ClaimPendingRetry(s.storeCtx(), sessionID, gen, attempt)
-	if err != nil || !ok {
-		return // superseded, cancelled, or already claimed
-	}
 	s.mu.Lock()
 	rt := s.sessions[sessionID]
 	s.mu.Unlock()
@@ -147,7 +145,12 @@ func (s *Service) fire(sessionID string, gen int64, attempt int) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	p := rt.retry
-	if p == nil || p.rec.Generation != gen || p.rec.Attempt != attempt || rt.turn != nil {
+	if p == nil || p.dispatching || p.rec.Generation != gen || p.rec.Attempt != attempt || rt.turn != nil {
+		return // superseded, cancelled, or already claimed
+	}
+	ok, err := s.store.ClaimPendingRetry(s.storeCtx(), sessionID, gen, attempt)
+	if err != nil || !ok {
+		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", ok), zap.Error(err))
 		return
 	}
 	p.timer = nil
@@ -204,9 +207,12 @@ func (s *Service) retireBannerLocked(rt *sessionRT) {
 	}
 }
 
+// kindRetryCancelled: the user pressed Cancel on a retry notice.
+const kindRetryCancelled = "retry_cancelled"
+
 // recoveryReason says why a turn needs a human.
 type recoveryReason struct {
-	kind     string // routingerr decision reason, or "cancelled", "interrupted", "interrupted_retry"
+	kind     string // routingerr decision reason, or retry_cancelled, interrupted, interrupted_retry
 	class    routingerr.Classification
 	decision routingerr.Decision
 	retries  int
@@ -215,7 +221,7 @@ type recoveryReason struct {
 func (r recoveryReason) text() string {
 	c := r.class
 	switch r.kind {
-	case "cancelled":
+	case kindRetryCancelled:
 		return "Automatic retry cancelled. Resume when you are ready, or start fresh."
 	case "interrupted":
 		return "The daemon stopped while this turn was running. Nothing was re-sent automatically."
@@ -256,7 +262,7 @@ func exhaustedText(code string, retries int) string {
 // recoveryBannerLocked ends the chain and asks the user what to do.
 func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason) {
 	outcome := outcomeExhausted
-	if r.kind == "cancelled" {
+	if r.kind == kindRetryCancelled {
 		outcome = outcomeCancelled
 	}
 	if rt.retry != nil || r.kind == "exhausted" {
@@ -351,7 +357,7 @@ func (s *Service) cancelRetryLocked(rt *sessionRT) error {
 		}
 		return nil
 	}
-	s.recoveryBannerLocked(rt, nil, recoveryReason{kind: "cancelled"})
+	s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindRetryCancelled})
 	return nil
 }
 

@@ -313,7 +313,7 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 	cancelled := t.ctx.Err() != nil || res.StopReason == "cancelled" || ev.Cancelled
 	switch {
 	case t.cancelledRetry:
-		s.recoveryBannerLocked(rt, t, recoveryReason{kind: "cancelled"})
+		s.recoveryBannerLocked(rt, t, recoveryReason{kind: kindRetryCancelled})
 	case cancelled && t.stopped:
 		s.turnEndedLocked(rt, t, "cancelled", store.SessionWaitingForInput, store.TaskReview)
 		s.disarmLocked(rt, outcomeCancelled)

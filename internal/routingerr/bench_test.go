@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,34 @@ func benchClassify(b *testing.B, ev Evidence) {
 func BenchmarkClassifyTypical300B(b *testing.B)   { benchClassify(b, benchTypical) }
 func BenchmarkClassifyUnmatched300B(b *testing.B) { benchClassify(b, benchUnmatched) }
 func BenchmarkClassifyStderr64KiB(b *testing.B)   { benchClassify(b, benchStderr64K) }
+
+// BenchmarkClassifySize shows the cost grows linearly with the text read,
+// and stops growing at the per-field bound.
+func BenchmarkClassifySize(b *testing.B) {
+	line := "[debug] tool runner wrote 402913 bytes in 15290ms to /srv/build/cache; nothing to report here\n"
+	for _, n := range []int{256, 1 << 10, 4 << 10, 16 << 10, 64 << 10} {
+		text := strings.Repeat(line, n/len(line)+1)[:n]
+		b.Run(strconv.Itoa(n), func(b *testing.B) { benchClassify(b, Evidence{Err: text}) })
+	}
+	full := strings.Repeat(line, (64<<10)/len(line))
+	b.Run("4x64KiB", func(b *testing.B) {
+		benchClassify(b, Evidence{RPCMessage: full, RPCData: full, Err: full, StderrTail: full})
+	})
+}
+
+func BenchmarkMatcherScan(b *testing.B) {
+	s := benchTypical.RPCMessage + "\n" + benchTypical.RPCData
+	b.SetBytes(int64(len(s)))
+	buf := make([]byte, len(s))
+	var (
+		f kwSet
+		l lastEnds
+	)
+	for b.Loop() {
+		f, l = kwSet{}, lastEnds{}
+		keywords.scan(s, buf, &f, &l)
+	}
+}
 
 func BenchmarkSanitizeExcerpt(b *testing.B) {
 	s := strings.Repeat("Authorization: Bearer abcdefghijklmnop /home/alice/x sk-ant-api03-abcdefghijklmnop ", 6)

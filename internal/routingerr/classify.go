@@ -2,6 +2,7 @@ package routingerr
 
 import (
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -24,7 +25,7 @@ type RuleTrace struct {
 	Matched bool   `json:"matched"`
 }
 
-// Unclassified is the rule id reported when no rule matched.
+// ruleUnclassified is the rule id reported when no rule matched.
 const ruleUnclassified = "unclassified.v1"
 
 // Classify returns the classification of ev. It is pure: now is only used to
@@ -50,6 +51,7 @@ func ExcerptOf(ev Evidence) string {
 
 func classify(ev *Evidence, now time.Time, trace *[]RuleTrace) Classification {
 	s := newScan(ev, now)
+	defer s.release()
 	for i := range ruleTable {
 		r := &ruleTable[i]
 		pos := r.eval(s)
@@ -70,10 +72,13 @@ func classify(ev *Evidence, now time.Time, trace *[]RuleTrace) Classification {
 }
 
 // scan is one classification in progress: the evidence text joined once and
-// lowercased once (ASCII only, so byte offsets in low and raw agree).
+// lowercased once (ASCII only, so byte offsets in low and raw agree). Scans
+// are pooled: low is only read during classify, and nothing returned may
+// point into it (excerpts come from raw).
 type scan struct {
-	ev    Evidence // a copy: one allocation holds scan and evidence
+	ev    Evidence // a copy, so the pooled scan holds the evidence too
 	now   time.Time
+	buf   []byte   // backing array of low, reused
 	raw   string   // message, data, err and the stderr tail, newline-joined
 	low   string   // raw with ASCII letters lowercased
 	found kwSet    // keywords present in low
@@ -91,12 +96,29 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	parts[4], parts[5] = window(ev.Err)
 	parts[6] = tailOf(ev.StderrTail, maxStderrBytes)
 	raw := joinNonEmpty(parts[:])
-	s := &scan{ev: *ev, now: now, raw: raw}
-	low := make([]byte, len(raw))
-	keywords.scan(raw, low, &s.found, &s.last)
-	// low is never written again: share it rather than copy it.
-	s.low = unsafe.String(unsafe.SliceData(low), len(low))
+	s := scanPool.Get().(*scan)
+	buf := s.buf
+	*s = scan{ev: *ev, now: now, raw: raw}
+	if cap(buf) < len(raw) {
+		buf = make([]byte, len(raw))
+	}
+	s.buf = buf[:len(raw)]
+	keywords.scan(raw, s.buf, &s.found, &s.last)
+	// buf is not written again until release: share it rather than copy it.
+	s.low = unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	return s
+}
+
+var scanPool = sync.Pool{New: func() any { return new(scan) }}
+
+// release returns s to the pool; s and s.low must not be used afterwards.
+func (s *scan) release() {
+	buf := s.buf
+	if cap(buf) > 2*(maxStderrBytes+3*maxFieldBytes) {
+		buf = nil
+	}
+	*s = scan{buf: buf[:0]}
+	scanPool.Put(s)
 }
 
 // hasKW reports whether k occurs: a bit test.

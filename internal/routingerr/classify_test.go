@@ -2,6 +2,7 @@ package routingerr
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	_ "time/tzdata" // the zone tests must not depend on the host's zoneinfo
@@ -100,6 +101,9 @@ func TestHints(t *testing.T) {
 		{"resets 9:30am in a named zone, tomorrow", txt("You've hit your limit · resets 9:30am (Europe/Paris)"), testNow, nil, at("2026-06-02T07:30:00Z")},
 		{"resets in winter time", txt("You've hit your limit · resets 3pm (Europe/Paris)"), time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC), nil, at("2026-01-10T14:00:00Z")},
 		{"resets in New York", txt("You've hit your weekly limit · resets 12am (America/New_York)"), testNow, nil, at("2026-06-02T04:00:00Z")},
+		{"resets on a date", txt("You've hit your weekly limit · resets Oct 9, 10am (Europe/Paris)"), testNow, nil, at("2026-10-09T08:00:00Z")},
+		{"resets on a date next year", txt("You've hit your weekly limit · resets Jan 2 at 9am (UTC)"), time.Date(2026, 12, 30, 0, 0, 0, 0, time.UTC),
+			nil, at("2027-01-02T09:00:00Z")},
 		{"no zone, no reset", txt("You've hit your session limit · resets 3:45pm"), testNow, nil, nil},
 		{"unknown zone, no reset", txt("You've hit your session limit · resets 3pm (Mars/Olympus)"), testNow, nil, nil},
 		{"no clock, no reset", txt("You've hit your session limit · resets 3pm (Europe/Paris)"), time.Time{}, nil, nil},
@@ -199,13 +203,24 @@ func TestEvidenceFields(t *testing.T) {
 	if c := Classify(ev, testNow); c.Class != ClassUnclassified {
 		t.Errorf("head of a long stderr was read: %s", c.RuleID)
 	}
+	// A long message keeps its head (the wrapper's cause) and its tail (a
+	// pasted log's final error); the middle is skipped.
+	for _, tt := range []struct{ err, want string }{
+		{"Credit balance is too low\n" + strings.Repeat("x\n", maxFieldBytes), "billing"},
+		{strings.Repeat("x\n", maxFieldBytes) + "connect ETIMEDOUT 1.2.3.4:443", "network"},
+		{strings.Repeat("x\n", maxFieldBytes) + "Credit balance is too low\n" + strings.Repeat("x\n", maxFieldBytes), "unknown"},
+	} {
+		if c := Classify(txt(tt.err), testNow); c.Code != tt.want {
+			t.Errorf("long message: got %s, want %s", c.Code, tt.want)
+		}
+	}
 }
 
 func TestClassifyExplain(t *testing.T) {
 	t.Parallel()
 	ev := txt("API Error: Request timed out.")
 	c, trace := ClassifyExplain(ev, testNow)
-	if c != Classify(ev, testNow) {
+	if !sameClassification(c, Classify(ev, testNow)) {
 		t.Fatalf("ClassifyExplain and Classify disagree")
 	}
 	last := trace[len(trace)-1]
@@ -269,6 +284,40 @@ func TestLinearTime(t *testing.T) {
 			t.Errorf("pattern %q: %v for 4×64 KiB", p, d)
 		}
 	}
+}
+
+// Scans are pooled: concurrent classifications must not see each other.
+func TestClassifyConcurrent(t *testing.T) {
+	t.Parallel()
+	var evs []Evidence
+	for _, f := range ruleFixtures {
+		evs = append(evs, f.pos...)
+	}
+	want := make([]Classification, len(evs))
+	for i, ev := range evs {
+		want[i] = Classify(ev, testNow)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for round := range 20 {
+				for i := range evs {
+					j := (i + g*7 + round) % len(evs)
+					if got := Classify(evs[j], testNow); !sameClassification(got, want[j]) {
+						t.Errorf("concurrent Classify differs for %+v", evs[j])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func sameClassification(a, b Classification) bool {
+	return a.Code == b.Code && a.Class == b.Class && a.RuleID == b.RuleID && a.Excerpt == b.Excerpt &&
+		a.ResumeSafe == b.ResumeSafe && equalPtr(a.RetryAfter, b.RetryAfter) &&
+		(a.ResetAt == nil) == (b.ResetAt == nil) && (a.ResetAt == nil || a.ResetAt.Equal(*b.ResetAt))
 }
 
 func TestRuleIDsAreVersioned(t *testing.T) {

@@ -249,9 +249,10 @@ func parseEpochOrRFC3339(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// clockReset resolves "resets 3pm (Europe/Paris)" or "resets 3:45pm
-// (America/New_York)" against now. Without a named zone the time is left
-// unknown: the agent's zone is a guess, and a wrong reset is worse than none.
+// clockReset resolves "resets 3pm (Europe/Paris)", "resets 3:45pm
+// (America/New_York)" or "resets Oct 9, 10am (Europe/Paris)" against now.
+// Without a named zone the time is left unknown: the agent's zone is a
+// guess, and a wrong reset is worse than none.
 func clockReset(s *scan) (time.Time, bool) {
 	if s.now.IsZero() {
 		return time.Time{}, false
@@ -263,6 +264,8 @@ func clockReset(s *scan) (time.Time, bool) {
 		}
 		rest := s.low[i+len(k.w):]
 		rest = strings.TrimPrefix(rest, "at ")
+		month, day, dn := parseMonthDay(rest)
+		rest = rest[dn:]
 		h, m, n, ok := parseClock(rest)
 		if !ok {
 			continue
@@ -281,13 +284,61 @@ func clockReset(s *scan) (time.Time, bool) {
 			continue
 		}
 		now := s.now.In(loc)
-		t := time.Date(now.Year(), now.Month(), now.Day(), h, m, 0, 0, loc)
-		if !t.After(now) {
-			t = t.AddDate(0, 0, 1)
+		if month == 0 {
+			t := time.Date(now.Year(), now.Month(), now.Day(), h, m, 0, 0, loc)
+			if !t.After(now) {
+				t = t.AddDate(0, 0, 1)
+			}
+			return t.UTC(), true
+		}
+		t := time.Date(now.Year(), month, day, h, m, 0, 0, loc)
+		if t.Before(now.AddDate(0, 0, -1)) { // "resets Jan 2" seen in December
+			t = t.AddDate(1, 0, 0)
 		}
 		return t.UTC(), true
 	}
 	return time.Time{}, false
+}
+
+var months = [...]string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+
+// parseMonthDay reads "oct 9, " or "oct 9 at " at the start of s; n is 0
+// when there is none.
+func parseMonthDay(s string) (month time.Month, day, n int) {
+	if len(s) < 5 {
+		return 0, 0, 0
+	}
+	for i, m := range months {
+		if !strings.HasPrefix(s, m) {
+			continue
+		}
+		j := len(m)
+		for j < len(s) && 'a' <= s[j] && s[j] <= 'z' { // "october"
+			j++
+		}
+		if j >= len(s) || s[j] != ' ' {
+			return 0, 0, 0
+		}
+		j++
+		d := 0
+		for j < len(s) && isDigit(s[j]) && d < 100 {
+			d = d*10 + int(s[j]-'0')
+			j++
+		}
+		if d < 1 || d > 31 {
+			return 0, 0, 0
+		}
+		switch {
+		case strings.HasPrefix(s[j:], ", "):
+			j += 2
+		case strings.HasPrefix(s[j:], " at "):
+			j += 4
+		default:
+			return 0, 0, 0
+		}
+		return time.Month(i + 1), d, j
+	}
+	return 0, 0, 0
 }
 
 // parseClock reads "3pm", "3:45pm", "3 pm", "15:00" at the start of s.

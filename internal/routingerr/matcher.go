@@ -16,7 +16,7 @@ import "fmt"
 const (
 	maxTracked  = 32 // keywords whose last position the scan records
 	maxKeywords = 8 * 64
-	denseDepth  = 6 // states up to this depth get dense rows
+	denseDepth  = 3 // states up to this depth get dense rows
 	outFlag     = 1 << 15
 	stateMask   = outFlag - 1
 )

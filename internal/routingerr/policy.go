@@ -82,7 +82,7 @@ func (c PolicyConfig) Validate() error {
 		return &ConfigError{Field: "Jitter", Value: c.Jitter, Reason: "must be between 0 and 1"}
 	}
 	if c.Scale < 0 || math.IsNaN(c.Scale) || math.IsInf(c.Scale, 0) {
-		return &ConfigError{Field: "Scale", Value: c.Scale, Reason: "must be a positive number"}
+		return &ConfigError{Field: "Scale", Value: c.Scale, Reason: "must be a finite number, not negative"}
 	}
 	return nil
 }
@@ -107,14 +107,8 @@ func (c PolicyConfig) withDefaults() PolicyConfig {
 
 func (s Schedule) withDefaults(def Schedule) Schedule {
 	out := Schedule{Delays: slices.Clone(s.Delays), Budget: s.Budget}
-	if len(out.Delays) == 0 {
-		out.Delays = def.Delays
-	}
-	for _, d := range out.Delays {
-		if d < 0 {
-			out.Delays = def.Delays
-			break
-		}
+	if len(out.Delays) == 0 || slices.ContainsFunc(out.Delays, func(d time.Duration) bool { return d < 0 }) {
+		out.Delays = slices.Clone(def.Delays) // never hand out the shared default
 	}
 	if out.Budget <= 0 {
 		out.Budget = def.Budget

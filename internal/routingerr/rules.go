@@ -46,6 +46,7 @@ type rule struct {
 	hint  func(s *scan, c Classification) Classification // replaces defaultHints
 
 	anyIDs, allIDs, noneIDs, gateIDs []uint16 // set by buildTable
+	textual                          bool     // any, all or match is set
 }
 
 // eval returns the offset of the matching text in s.raw, or -1. Keyword
@@ -54,6 +55,9 @@ type rule struct {
 func (r *rule) eval(s *scan) int {
 	if r.evidence != nil && r.evidence(&s.ev) {
 		return 0
+	}
+	if !r.textual {
+		return -1
 	}
 	first := -1
 	if len(r.anyIDs) > 0 {
@@ -154,6 +158,10 @@ func buildTable(sets [][]rule, tracked, extra []string) ([]rule, *matcher) {
 	for i := range all {
 		r := &all[i]
 		r.anyIDs, r.allIDs, r.noneIDs, r.gateIDs = m.idsOf(r.any), m.idsOf(r.all), m.idsOf(r.none), m.idsOf(r.gate)
+		r.textual = len(r.any) > 0 || len(r.all) > 0 || r.match != nil
+		if !r.textual && r.evidence == nil {
+			panic("routingerr: rule " + r.id + " matches everything")
+		}
 	}
 	return all, m
 }

@@ -3,23 +3,19 @@ package routingerr
 import "strings"
 
 // Provider-neutral rules: cancellation, usage-limit wording shared by the
-// coding CLIs, local configuration problems, and the weak fallbacks.
+// coding CLIs, local configuration problems, HTTP statuses and the weak
+// fallbacks.
+
 // cancelRules come first of all: a user's (or the daemon's) cancel is not a
 // provider failure, whatever error text it left behind.
 var cancelRules = []rule{
 	{id: "generic.cancelled_flag.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 1,
-		match: func(s *scan) int {
-			if s.ev.Cancelled {
-				return 0
-			}
-			return -1
-		}},
+		evidence: func(ev *Evidence) bool { return ev.Cancelled }},
 	{id: "go.context_canceled.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 0.9,
 		any: []string{"context canceled", "context cancelled"}},
 }
 
 var genericRules = []rule{
-
 	// "You've hit your session limit · resets 3:45pm" (Claude Code),
 	// "You've hit your usage limit … try again at 3:32 PM" (Codex).
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
@@ -59,6 +55,15 @@ var genericRules = []rule{
 				return i
 			}
 			return -1
+		}},
+
+	// orchestratord's own launch failures (lifecycle and orchestrator
+	// wording): the profile, its executable or its directory is wrong.
+	{id: "orchestratord.agent_launch.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.95,
+		evidence: func(ev *Evidence) bool {
+			return ev.Phase == PhaseProcessStart && !ev.HasRPCError && ev.ExitStatus == "" && ev.Err != "" &&
+				(strings.HasPrefix(ev.Err, "agent executable ") || strings.HasPrefix(ev.Err, "agent working directory ") ||
+					strings.HasPrefix(ev.Err, "agent profile "))
 		}},
 
 	// Overload wording on an error-shaped line; prose saying "overloaded"

@@ -204,6 +204,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Unable to connect to API: SSL certificate verification failed."), txt("Error: unable to get local issuer certificate")},
 		neg: []Evidence{txt("certificate renewed"), txt("x509 parsing library")},
 	},
+	"orchestratord.agent_launch.v1": {
+		pos: []Evidence{{Phase: PhaseProcessStart, Err: `agent executable "/opt/ghost" not found`},
+			{Phase: PhaseProcessStart, Err: `agent working directory "/gone": no such file or directory`},
+			{Phase: PhaseProcessStart, Err: `agent profile "ghost" is not configured`}},
+		neg: []Evidence{{Phase: PhaseStreaming, Err: `agent executable "/opt/ghost" not found`},
+			{Phase: PhaseProcessStart, Err: "fork/exec: resource temporarily unavailable"}},
+	},
 	"exec.not_found.v1": {
 		pos: []Evidence{txt(`start agent: exec: "claude-agent-acp": executable file not found in $PATH`), txt("Error: spawn claude ENOENT"),
 			{Phase: PhaseProcessStart, ExitStatus: "exit status 127"}, txt("sh: claude: command not found")},

@@ -11,10 +11,11 @@ var secretNames = []string{
 	"access_token", "refresh_token", "client_secret", "password", "cookie",
 }
 
-// nameStart2 marks the first two bytes (lowercase) of secretNames.
-var nameStart2 = func() (t [256][256]bool) {
+// nameStart2 is a cheap filter on the first two bytes of secretNames: bit
+// (second byte % 64) of the entry of the first byte, both lowercase.
+var nameStart2 = func() (t [256]uint64) {
 	for _, n := range secretNames {
-		t[n[0]][n[1]] = true
+		t[n[0]] |= 1 << (n[1] % 64)
 	}
 	return t
 }()
@@ -75,7 +76,7 @@ func Sanitize(s string) string {
 		if end == 0 && (c|0x20 == 'b') && wordStart(s, i) {
 			end, with = bearer(s, i)
 		}
-		if end == 0 && i+1 < len(s) && nameStart2[lower(c)][lower(s[i+1])] && nameStart(s, i) {
+		if end == 0 && i+1 < len(s) && nameStart2[lower(c)]&(1<<(lower(s[i+1])%64)) != 0 && nameStart(s, i) {
 			var vs int
 			vs, end = secretField(s, i)
 			if end > 0 {

@@ -47,12 +47,12 @@ const (
 
 // Classification is what routingerr concludes from Evidence.
 type Classification struct {
-	Code       string         // family: overloaded, capacity, unavailable, server_error, network, transport_lost, rate_limited, quota, auth, billing, ...
-	Class      Class          //
-	Confidence float64        // 0..1
-	RuleID     string         // stable and versioned, e.g. "anthropic.overloaded.529.v1"
-	RetryAfter *time.Duration // provider's hint; nil when unknown
-	ResetAt    *time.Time     // absolute reset of a usage window; nil when unknown
-	ResumeSafe bool           // resuming the agent session cannot duplicate work
-	Excerpt    string         // sanitised, capped; safe to show and log
+	Code       string         `json:"code"`        // family: overloaded, capacity, unavailable, server_error, network, transport_lost, rate_limited, quota, auth, billing, ...
+	Class      Class          `json:"class"`       //
+	Confidence float64        `json:"confidence"`  // 0..1
+	RuleID     string         `json:"rule_id"`     // stable and versioned, e.g. "anthropic.overloaded.529.v1"
+	RetryAfter *time.Duration `json:"retry_after"` // provider's hint; nil when unknown
+	ResetAt    *time.Time     `json:"reset_at"`    // absolute reset of a usage window; nil when unknown
+	ResumeSafe bool           `json:"resume_safe"` // resuming the agent session cannot duplicate work
+	Excerpt    string         `json:"excerpt"`     // sanitised, capped; safe to show and log
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // binary is the orchestratord built once for the whole package.
@@ -39,6 +40,12 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil { // every reader goroutine ends with its test
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
@@ -236,4 +243,18 @@ func (c *client) waitNote(timeout time.Duration, match func(envelope) bool) enve
 	}
 }
 
-func readAll(r io.Reader) string { b, _ := io.ReadAll(r); return string(b) }
+// get fetches a daemon URL path with the token and returns status and body.
+func (d *daemon) get(t *testing.T, path string, withToken bool) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, d.URL+path, nil)
+	require.NoError(t, err)
+	if withToken {
+		req.Header.Set("Authorization", "Bearer "+d.Token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -201,4 +203,45 @@ func TestUnknownAgentIsAClearError(t *testing.T) {
 	require.NoError(t, json.Unmarshal(e.Payload, &p))
 	assert.Equal(t, "VALIDATION_ERROR", p.Code)
 	assert.Contains(t, p.Message, `unknown agent "nope"`)
+}
+
+func TestMissingAgentExecutableIsAClearErrorOnTheTask(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("agents:\n  ghost:\n    command: /nonexistent/ghost-agent\n"), 0o600))
+	d := startDaemon(t, t.TempDir(), "--agents", cfg)
+	c := d.dial(t)
+	var agents struct {
+		Agents []struct {
+			Name      string `json:"name"`
+			Available bool   `json:"available"`
+		} `json:"agents"`
+	}
+	require.NoError(t, json.Unmarshal(c.call("agent.list", map[string]any{}), &agents))
+	avail := map[string]bool{}
+	for _, a := range agents.Agents {
+		avail[a.Name] = a.Available
+	}
+	assert.Equal(t, map[string]bool{"mock": true, "ghost": false}, avail)
+
+	s := c.createTask(t, map[string]any{"prompt": "hello", "agent": "ghost"})
+	b := s.until(20*time.Second, isBanner).body().Message
+	assert.Equal(t, "user_action", b.Metadata["class"])
+	assert.Contains(t, b.Metadata["excerpt"], "ghost-agent")
+	// The daemon is still healthy.
+	code, _ := d.get(t, "/healthz", false)
+	assert.Equal(t, 200, code)
+}
+
+func TestMetricsNeedTheTokenAndCountRetries(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), "--config", shortSchedules(t, "100ms"))
+	code, _ := d.get(t, "/metrics", false)
+	assert.Equal(t, 401, code)
+	c := d.dial(t)
+	s := c.createTask(t, map[string]any{"prompt": "/overloaded:1 count me"})
+	s.until(20*time.Second, func(e event) bool { return turnDone(e) && e.body().StopReason == "end_turn" })
+	code, body := d.get(t, "/metrics", true)
+	require.Equal(t, 200, code)
+	assert.Contains(t, body, `orchestratord_retries_scheduled_total{routing_code="overloaded"} 1`)
+	assert.Contains(t, body, `orchestratord_retry_outcomes_total{outcome="recovered"} 1`)
+	assert.Contains(t, body, `orchestratord_agent_failures_total{class="transient",routing_code="overloaded"} 1`)
 }
