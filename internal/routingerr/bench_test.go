@@ -86,3 +86,21 @@ func BenchmarkSanitizeExcerpt(b *testing.B) {
 		_ = Sanitize(s)
 	}
 }
+
+// BenchmarkHostile4x64KiB feeds 64 KiB of a repeated trigger pattern into
+// every text field: the cost must stay linear (compare with the 64 KiB tail).
+func BenchmarkHostile4x64KiB(b *testing.B) {
+	patterns := []string{
+		"overloaded ", "api error: ", `"code":`, "retrying in ", "529 overloade", "retry-after: x ",
+		"hit your ", "resets ", "status: ", "\n", "e", "sk-aaaa", "/home/", "bearer ", "authorization",
+	}
+	for _, p := range patterns {
+		s := strings.Repeat(p, (64<<10)/len(p))
+		ev := Evidence{RPCMessage: s, RPCData: s, Err: s, StderrTail: s}
+		b.Run(strconv.Quote(p), func(b *testing.B) {
+			for b.Loop() {
+				Classify(ev, testNow)
+			}
+		})
+	}
+}
