@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,27 +18,27 @@ func TestEchoStreamsChunksInOrder(t *testing.T) {
 	t.Parallel()
 	m := newTestManager(t)
 	e, rec := startAgent(t, m, agentOpts{})
-	check(t, !e.Resumed())
-	check(t, len(e.AgentSessionID()) > 0)
+	assert.True(t, !e.Resumed())
+	assert.True(t, len(e.AgentSessionID()) > 0)
 
 	res, err := prompt(t, e, "hello streaming world")
 	noErr(t, err)
-	equal(t, "end_turn", res.StopReason)
-	check(t, res.HadOutput)
-	check(t, !res.HadToolActivity)
+	assert.Equal(t, "end_turn", res.StopReason)
+	assert.True(t, res.HadOutput)
+	assert.True(t, !res.HadToolActivity)
 
 	// Read right after Prompt returns: every chunk must already be delivered.
 	evs := rec.take()
-	require(t, len(evs) >= 3)
+	require.True(t, len(evs) >= 3)
 	for _, ev := range evs {
-		equal(t, EventAgentMessage, ev.Kind)
+		assert.Equal(t, EventAgentMessage, ev.Kind)
 	}
-	equal(t, "Echo: hello streaming world", messageText(evs))
+	assert.Equal(t, "Echo: hello streaming world", messageText(evs))
 
 	// A second turn on the same execution works and streams only its own chunks.
 	_, err = prompt(t, e, "again")
 	noErr(t, err)
-	equal(t, "Echo: again", messageText(rec.take()))
+	assert.Equal(t, "Echo: again", messageText(rec.take()))
 }
 
 func TestScenarioEvidence(t *testing.T) {
@@ -62,20 +64,20 @@ func TestScenarioEvidence(t *testing.T) {
 			e, _ := startAgent(t, m, agentOpts{})
 			_, err := prompt(t, e, tc.prompt)
 			ev := mustFail(t, err).Evidence
-			equal(t, "mock", ev.Agent)
-			check(t, ev.HasRPCError)
-			equal(t, tc.code, ev.RPCCode)
+			assert.Equal(t, "mock", ev.Agent)
+			assert.True(t, ev.HasRPCError)
+			assert.Equal(t, tc.code, ev.RPCCode)
 			for _, s := range tc.contains {
-				contains(t, ev.RPCMessage, s)
+				assert.Contains(t, ev.RPCMessage, s)
 			}
-			contains(t, ev.RPCData, `"details"`)
-			equal(t, tc.phase, ev.Phase)
-			equal(t, tc.hadOutput, ev.HadOutput)
-			check(t, !ev.HadToolActivity)
-			check(t, !ev.Cancelled)
-			empty(t, ev.Err, "an agent error is not a transport error")
-			empty(t, ev.ExitStatus, "the agent is still running")
-			contains(t, ev.StderrTail, "scenario failing", "stderr tail is collected")
+			assert.Contains(t, ev.RPCData, `"details"`)
+			assert.Equal(t, tc.phase, ev.Phase)
+			assert.Equal(t, tc.hadOutput, ev.HadOutput)
+			assert.True(t, !ev.HadToolActivity)
+			assert.True(t, !ev.Cancelled)
+			assert.Empty(t, ev.Err, "an agent error is not a transport error")
+			assert.Empty(t, ev.ExitStatus, "the agent is still running")
+			assert.Contains(t, ev.StderrTail, "scenario failing", "stderr tail is collected")
 		})
 	}
 }
@@ -87,16 +89,16 @@ func TestRateLimitAndUsageLimitHints(t *testing.T) {
 
 	_, err := prompt(t, e, "/rate-limit:1:9")
 	ev := mustFail(t, err).Evidence
-	contains(t, ev.RPCData, `"retry-after":"9"`)
+	assert.Contains(t, ev.RPCData, `"retry-after":"9"`)
 
 	_, err = prompt(t, e, "/usage-limit")
 	ev = mustFail(t, err).Evidence
 	_, epoch, ok := strings.Cut(ev.RPCMessage, "|")
-	require(t, ok)
+	require.True(t, ok)
 	sec, err := strconv.ParseInt(epoch, 10, 64)
 	noErr(t, err)
 	reset := time.Unix(sec, 0)
-	check(t, reset.After(time.Now()) && reset.Before(time.Now().Add(2*time.Hour)), "reset at %s", reset)
+	assert.True(t, reset.After(time.Now()) && reset.Before(time.Now().Add(2*time.Hour)), "reset at %s", reset)
 }
 
 func TestToolPermission(t *testing.T) {
@@ -119,18 +121,18 @@ func TestToolPermission(t *testing.T) {
 
 			res, err := e.Prompt(ctx, "/tool")
 			noErr(t, err)
-			check(t, res.HadToolActivity)
-			check(t, res.HadOutput)
+			assert.True(t, res.HadToolActivity)
+			assert.True(t, res.HadOutput)
 			evs := rec.take()
-			require(t, len(evs) >= 3)
-			equal(t, EventToolCall, evs[0].Kind)
-			equal(t, "pending", evs[0].Status)
-			equal(t, "read", evs[0].ToolKind)
-			check(t, len(evs[0].Title) > 0)
-			equal(t, EventToolCallUpdate, evs[1].Kind)
-			equal(t, evs[0].ToolCallID, evs[1].ToolCallID)
-			equal(t, tc.status, evs[1].Status)
-			contains(t, messageText(evs), tc.reply)
+			require.True(t, len(evs) >= 3)
+			assert.Equal(t, EventToolCall, evs[0].Kind)
+			assert.Equal(t, "pending", evs[0].Status)
+			assert.Equal(t, "read", evs[0].ToolKind)
+			assert.True(t, len(evs[0].Title) > 0)
+			assert.Equal(t, EventToolCallUpdate, evs[1].Kind)
+			assert.Equal(t, evs[0].ToolCallID, evs[1].ToolCallID)
+			assert.Equal(t, tc.status, evs[1].Status)
+			assert.Contains(t, messageText(evs), tc.reply)
 		})
 	}
 }
@@ -142,8 +144,8 @@ func TestInvalidPermissionIsAStartFailure(t *testing.T) {
 	prof.Permission = "ask"
 	_, err := m.Start(context.Background(), StartRequest{Profile: prof, Workdir: t.TempDir()})
 	ev := mustFail(t, err).Evidence
-	equal(t, routingerr.PhaseProcessStart, ev.Phase)
-	contains(t, ev.Err, "permission")
+	assert.Equal(t, routingerr.PhaseProcessStart, ev.Phase)
+	assert.Contains(t, ev.Err, "permission")
 }
 
 func TestSlowCancelReturnsQuickly(t *testing.T) {
@@ -163,16 +165,16 @@ func TestSlowCancelReturnsQuickly(t *testing.T) {
 	res, err := e.Prompt(ctx, "/slow:20000")
 	took := time.Since(begin)
 	noErr(t, err) // "an agent that answers session/cancel yields a result, not a failure"
-	equal(t, "cancelled", res.StopReason)
-	check(t, res.HadOutput)
-	check(t, took < 2*time.Second, "took %v", took)
-	check(t, len(rec.take()) > 0)
+	assert.Equal(t, "cancelled", res.StopReason)
+	assert.True(t, res.HadOutput)
+	assert.True(t, took < 2*time.Second, "took %v", took)
+	assert.True(t, len(rec.take()) > 0)
 
 	// The execution stays usable after a cancelled turn.
 	res, err = prompt(t, e, "after cancel")
 	noErr(t, err)
-	equal(t, "end_turn", res.StopReason)
-	equal(t, "Echo: after cancel", messageText(rec.take()))
+	assert.Equal(t, "end_turn", res.StopReason)
+	assert.Equal(t, "Echo: after cancel", messageText(rec.take()))
 }
 
 func TestPromptWithCancelledContext(t *testing.T) {
@@ -183,8 +185,8 @@ func TestPromptWithCancelledContext(t *testing.T) {
 	cancel()
 	_, err := e.Prompt(ctx, "never sent")
 	ev := mustFail(t, err).Evidence
-	check(t, ev.Cancelled)
-	equal(t, routingerr.PhasePromptSend, ev.Phase)
+	assert.True(t, ev.Cancelled)
+	assert.Equal(t, routingerr.PhasePromptSend, ev.Phase)
 }
 
 func TestConcurrentPromptIsRejected(t *testing.T) {
@@ -200,10 +202,10 @@ func TestConcurrentPromptIsRejected(t *testing.T) {
 	wg.Go(func() { _, slowErr = e.Prompt(ctx, "/slow:20000") })
 	<-started
 	_, err := prompt(t, e, "second")
-	check(t, errors.Is(err, ErrTurnInProgress), "%v", err)
+	assert.True(t, errors.Is(err, ErrTurnInProgress), "%v", err)
 	cancel()
 	wg.Wait()
-	check(t, slowErr == nil, "%v", slowErr)
+	assert.True(t, slowErr == nil, "%v", slowErr)
 }
 
 func TestStartWithCancelledContext(t *testing.T) {
@@ -213,9 +215,9 @@ func TestStartWithCancelledContext(t *testing.T) {
 	cancel()
 	_, err := m.Start(ctx, StartRequest{Profile: mockProfile(t, t.TempDir()), Workdir: t.TempDir()})
 	ev := mustFail(t, err).Evidence
-	equal(t, routingerr.PhaseSessionInit, ev.Phase)
-	check(t, ev.Cancelled)
-	check(t, !ev.HasRPCError)
+	assert.Equal(t, routingerr.PhaseSessionInit, ev.Phase)
+	assert.True(t, ev.Cancelled)
+	assert.True(t, !ev.HasRPCError)
 }
 
 func TestStartTimeoutIsNotACancel(t *testing.T) {
@@ -225,18 +227,18 @@ func TestStartTimeoutIsNotACancel(t *testing.T) {
 	defer cancel()
 	_, err := m.Start(ctx, StartRequest{Profile: mockProfile(t, t.TempDir()), Workdir: t.TempDir()})
 	ev := mustFail(t, err).Evidence
-	equal(t, routingerr.PhaseSessionInit, ev.Phase)
-	check(t, !ev.Cancelled)
-	contains(t, ev.Err, "deadline")
+	assert.Equal(t, routingerr.PhaseSessionInit, ev.Phase)
+	assert.True(t, !ev.Cancelled)
+	assert.Contains(t, ev.Err, "deadline")
 }
 
 func TestStartRejectsRelativeWorkdir(t *testing.T) {
 	t.Parallel()
 	m := newTestManager(t)
 	_, err := m.Start(context.Background(), StartRequest{Profile: mockProfile(t, t.TempDir()), Workdir: "rel"})
-	require(t, err != nil)
+	require.True(t, err != nil)
 	_, isFailure := AsFailure(err)
-	check(t, !isFailure)
+	assert.True(t, !isFailure)
 }
 
 func TestMissingExecutable(t *testing.T) {
@@ -247,9 +249,9 @@ func TestMissingExecutable(t *testing.T) {
 			Profile: Profile{Name: "ghost", Command: cmd}, Workdir: t.TempDir(),
 		})
 		ev := mustFail(t, err).Evidence
-		equal(t, routingerr.PhaseProcessStart, ev.Phase)
-		equal(t, `agent executable "`+cmd+`" not found`, ev.Err)
-		equal(t, "ghost", ev.Agent)
+		assert.Equal(t, routingerr.PhaseProcessStart, ev.Phase)
+		assert.Equal(t, `agent executable "`+cmd+`" not found`, ev.Err)
+		assert.Equal(t, "ghost", ev.Agent)
 	}
 }
 
@@ -260,22 +262,22 @@ func TestMissingCwdIsAStartFailure(t *testing.T) {
 	prof.Cwd = "/nonexistent/cwd"
 	_, err := m.Start(context.Background(), StartRequest{Profile: prof, Workdir: t.TempDir()})
 	ev := mustFail(t, err).Evidence
-	equal(t, routingerr.PhaseProcessStart, ev.Phase)
-	contains(t, ev.Err, "/nonexistent/cwd")
+	assert.Equal(t, routingerr.PhaseProcessStart, ev.Phase)
+	assert.Contains(t, ev.Err, "/nonexistent/cwd")
 }
 
 func TestNewManagerValidates(t *testing.T) {
 	t.Parallel()
 	_, err := NewManager(Config{KillGrace: -1})
-	check(t, err != nil)
+	assert.True(t, err != nil)
 	_, err = NewManager(Config{StderrTailBytes: -1})
-	check(t, err != nil)
+	assert.True(t, err != nil)
 	m, err := NewManager(Config{})
 	noErr(t, err)
-	equal(t, 3*time.Second, m.cfg.KillGrace)
-	equal(t, 16<<10, m.cfg.StderrTailBytes)
+	assert.Equal(t, 3*time.Second, m.cfg.KillGrace)
+	assert.Equal(t, 16<<10, m.cfg.StderrTailBytes)
 	noErr(t, m.Close())
 	noErr(t, m.Close())
 	_, err = m.Start(context.Background(), StartRequest{Profile: mockProfile(t, t.TempDir()), Workdir: t.TempDir()})
-	check(t, errors.Is(err, ErrClosed))
+	assert.True(t, errors.Is(err, ErrClosed))
 }

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"github.com/stretchr/testify/assert"
 	"testing"
 )
 
@@ -18,16 +19,16 @@ func TestResumeReplaysHistory(t *testing.T) {
 
 	// A retry is a new process resuming the agent session.
 	second, rec := startAgent(t, m, agentOpts{stateDir: state, taskID: "task-resume", resume: first.AgentSessionID()})
-	check(t, second.Resumed())
-	equal(t, first.AgentSessionID(), second.AgentSessionID())
-	equal(t, []string{"first prompt\nsecond line", "/conn-closed retry me"}, second.ReplayedUserPrompts())
-	empty(t, rec.take(), "replayed history must not reach OnEvent")
+	assert.True(t, second.Resumed())
+	assert.Equal(t, first.AgentSessionID(), second.AgentSessionID())
+	assert.Equal(t, []string{"first prompt\nsecond line", "/conn-closed retry me"}, second.ReplayedUserPrompts())
+	assert.Empty(t, rec.take(), "replayed history must not reach OnEvent")
 
 	// A continuation hits the same (now exhausted) failure counter.
 	res, err := prompt(t, second, "continue")
 	noErr(t, err)
-	equal(t, "end_turn", res.StopReason)
-	equal(t, "Recovered after 1 failures: Echo: continue", messageText(rec.take()))
+	assert.Equal(t, "end_turn", res.StopReason)
+	assert.Equal(t, "Recovered after 1 failures: Echo: continue", messageText(rec.take()))
 }
 
 func TestResumeWithoutLoadSessionStartsFresh(t *testing.T) {
@@ -40,9 +41,9 @@ func TestResumeWithoutLoadSessionStartsFresh(t *testing.T) {
 	noErr(t, first.Close())
 
 	second, _ := startAgent(t, m, agentOpts{stateDir: state, resume: first.AgentSessionID(), env: []string{envNoLoad, "1"}})
-	check(t, !second.Resumed())
-	check(t, first.AgentSessionID() != second.AgentSessionID())
-	empty(t, second.ReplayedUserPrompts())
+	assert.True(t, !second.Resumed())
+	assert.True(t, first.AgentSessionID() != second.AgentSessionID())
+	assert.Empty(t, second.ReplayedUserPrompts())
 	_, err = prompt(t, second, "still works")
 	noErr(t, err)
 }
@@ -51,8 +52,8 @@ func TestResumeUnknownSessionFallsBackToNew(t *testing.T) {
 	t.Parallel()
 	m := newTestManager(t)
 	e, _ := startAgent(t, m, agentOpts{resume: "mock-doesnotexist"})
-	check(t, !e.Resumed())
-	check(t, "mock-doesnotexist" != e.AgentSessionID())
+	assert.True(t, !e.Resumed())
+	assert.True(t, "mock-doesnotexist" != e.AgentSessionID())
 	_, err := prompt(t, e, "hello")
 	noErr(t, err)
 }
@@ -66,10 +67,10 @@ func TestFailureCountersSurviveRestarts(t *testing.T) {
 		_, err := prompt(t, e, "/overloaded:2 do the thing")
 		if attempt <= 2 {
 			ev := mustFail(t, err).Evidence
-			contains(t, ev.RPCMessage, "overloaded_error", "attempt %d", attempt)
+			assert.Contains(t, ev.RPCMessage, "overloaded_error", "attempt %d", attempt)
 		} else {
 			noErr(t, err)
-			equal(t, "Recovered after 2 failures: Echo: /overloaded:2 do the thing", messageText(rec.take()))
+			assert.Equal(t, "Recovered after 2 failures: Echo: /overloaded:2 do the thing", messageText(rec.take()))
 		}
 		noErr(t, e.Close())
 	}

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"github.com/stretchr/testify/assert"
 	"sync"
 	"testing"
 	"time"
@@ -23,20 +24,20 @@ func TestCrashYieldsEvidence(t *testing.T) {
 			e, _ := startAgent(t, m, agentOpts{env: env})
 			begin := time.Now()
 			_, err := prompt(t, e, "/crash")
-			check(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
+			assert.True(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
 			ev := mustFail(t, err).Evidence
-			equal(t, "exit status 1", ev.ExitStatus)
-			check(t, !ev.HasRPCError)
-			check(t, len(ev.Err) > 0)
-			equal(t, routingerr.PhaseStreaming, ev.Phase)
-			check(t, ev.HadOutput)
-			check(t, !ev.Cancelled)
+			assert.Equal(t, "exit status 1", ev.ExitStatus)
+			assert.True(t, !ev.HasRPCError)
+			assert.True(t, len(ev.Err) > 0)
+			assert.Equal(t, routingerr.PhaseStreaming, ev.Phase)
+			assert.True(t, ev.HadOutput)
+			assert.True(t, !ev.Cancelled)
 
 			// The next prompt fails at once, before anything streams.
 			_, err = prompt(t, e, "anyone there?")
 			ev = mustFail(t, err).Evidence
-			equal(t, routingerr.PhasePromptSend, ev.Phase)
-			equal(t, "exit status 1", ev.ExitStatus)
+			assert.Equal(t, routingerr.PhasePromptSend, ev.Phase)
+			assert.Equal(t, "exit status 1", ev.ExitStatus)
 
 			pgid := e.PID()
 			noErr(t, e.Close())
@@ -56,12 +57,12 @@ func TestCloseLeavesNoProcessBehind(t *testing.T) {
 			m := newTestManager(t)
 			e, _ := startAgent(t, m, agentOpts{env: env})
 			pgid := e.PID()
-			check(t, len(groupMembers(t, pgid)) >= 2, "agent and grandchild share the group")
+			assert.True(t, len(groupMembers(t, pgid)) >= 2, "agent and grandchild share the group")
 			noErr(t, e.Close())
 			noErr(t, e.Close()) // "idempotent"
 			requireGroupGone(t, pgid)
 			_, err := prompt(t, e, "after close")
-			check(t, errors.Is(err, ErrClosed), "%v", err)
+			assert.True(t, errors.Is(err, ErrClosed), "%v", err)
 		})
 	}
 }
@@ -80,7 +81,7 @@ func TestCloseDuringTurn(t *testing.T) {
 	wg.Wait()
 	// Either the agent answered the session/cancel in time or the pipe went away.
 	if err != nil {
-		check(t, mustFail(t, err).Evidence.Cancelled, "a daemon-ended turn is not a provider failure")
+		assert.True(t, mustFail(t, err).Evidence.Cancelled, "a daemon-ended turn is not a provider failure")
 	}
 }
 
@@ -105,14 +106,14 @@ func TestManagerCloseWithLiveExecutions(t *testing.T) {
 	begin := time.Now()
 	noErr(t, m.Close())
 	wg.Wait()
-	check(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
+	assert.True(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
 	if promptErr != nil {
-		check(t, mustFail(t, promptErr).Evidence.Cancelled)
+		assert.True(t, mustFail(t, promptErr).Evidence.Cancelled)
 	}
 	for _, e := range append(execs, slowExec) {
 		requireGroupGone(t, e.PID())
 	}
 	noErr(t, m.Close()) // "idempotent"
 	_, _, err = tryStart(t, m, agentOpts{})
-	check(t, errors.Is(err, ErrClosed), "%v", err)
+	assert.True(t, errors.Is(err, ErrClosed), "%v", err)
 }

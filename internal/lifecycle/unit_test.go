@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"github.com/stretchr/testify/assert"
 	"strings"
 	"sync"
 	"testing"
@@ -11,15 +12,15 @@ func TestTailBufferKeepsTheEnd(t *testing.T) {
 	t.Parallel()
 	b := newTailBuffer(8)
 	_, _ = b.Write([]byte("abc"))
-	equal(t, "abc", b.String())
+	assert.Equal(t, "abc", b.String())
 	_, _ = b.Write([]byte("defghij"))
-	equal(t, "cdefghij", b.String())
+	assert.Equal(t, "cdefghij", b.String())
 	_, _ = b.Write([]byte(strings.Repeat("x", 20) + "END"))
-	equal(t, "xxxxxEND", b.String())
+	assert.Equal(t, "xxxxxEND", b.String())
 	_, _ = b.Write([]byte("ééé")) // 6 bytes: the cut lands inside a rune
 	s := b.String()
-	check(t, utf8.ValidString(s))
-	check(t, strings.HasSuffix(s, "ééé"))
+	assert.True(t, utf8.ValidString(s))
+	assert.True(t, strings.HasSuffix(s, "ééé"))
 }
 
 func TestEventQueueOrderAndBarrier(t *testing.T) {
@@ -43,7 +44,7 @@ func TestEventQueueOrderAndBarrier(t *testing.T) {
 	}
 	<-q.barrier()
 	mu.Lock()
-	equal(t, want, got)
+	assert.Equal(t, want, got)
 	mu.Unlock()
 
 	q.close()
@@ -68,5 +69,5 @@ func TestReplayJoinsChunksPerMessage(t *testing.T) {
 	} {
 		c.collectReplay(update(u.user, u.id, u.text))
 	}
-	equal(t, []string{"hello", "second", "no ids"}, c.endLoad())
+	assert.Equal(t, []string{"hello", "second", "no ids"}, c.endLoad())
 }

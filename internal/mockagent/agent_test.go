@@ -3,6 +3,8 @@ package mockagent
 import (
 	"context"
 	"errors"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"io"
 	"log/slog"
 	"strings"
@@ -119,7 +121,7 @@ func connect(t *testing.T, cfg Config) *peer {
 func (p *peer) init(t *testing.T) acp.InitializeResponse {
 	t.Helper()
 	resp, err := p.conn.Initialize(ctx(t), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
-	noErr(t, err)
+	require.NoError(t, err)
 	return resp
 }
 
@@ -127,7 +129,7 @@ func (p *peer) newSession(t *testing.T) string {
 	t.Helper()
 	p.init(t)
 	resp, err := p.conn.NewSession(ctx(t), acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
-	noErr(t, err)
+	require.NoError(t, err)
 	return string(resp.SessionId)
 }
 
@@ -157,7 +159,7 @@ func agentText(us []acp.SessionUpdate) (string, int) {
 func rpcErr(t *testing.T, err error) *acp.RequestError {
 	t.Helper()
 	var re *acp.RequestError
-	require(t, errors.As(err, &re), "want a JSON-RPC error, got %v", err)
+	require.True(t, errors.As(err, &re), "want a JSON-RPC error, got %v", err)
 	return re
 }
 
@@ -166,51 +168,51 @@ func TestEchoStreamsInChunks(t *testing.T) {
 	p := connect(t, Config{StateDir: t.TempDir()})
 	sid := p.newSession(t)
 	resp, err := p.prompt(t, sid, "hello there")
-	noErr(t, err)
-	equal(t, acp.StopReasonEndTurn, resp.StopReason)
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonEndTurn, resp.StopReason)
 	text, n := agentText(p.client.take())
-	equal(t, "Echo: hello there", text)
-	check(t, n >= 3, "chunks: %d", n)
+	assert.Equal(t, "Echo: hello there", text)
+	assert.True(t, n >= 3, "chunks: %d", n)
 }
 
 func TestLoadReplaysHistoryWithFailedPrompt(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	p := connect(t, Config{StateDir: state})
-	check(t, p.init(t).AgentCapabilities.LoadSession)
+	assert.True(t, p.init(t).AgentCapabilities.LoadSession)
 	sid := p.newSession(t)
 	_, err := p.prompt(t, sid, "first")
-	noErr(t, err)
+	require.NoError(t, err)
 	_, err = p.prompt(t, sid, "/overloaded")
-	equal(t, -32603, rpcErr(t, err).Code)
+	assert.Equal(t, -32603, rpcErr(t, err).Code)
 	p.close()
 
 	q := connect(t, Config{StateDir: state})
 	q.init(t)
 	_, err = q.conn.LoadSession(ctx(t), acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
-	noErr(t, err)
+	require.NoError(t, err)
 	var got []string
 	for _, u := range q.client.take() {
 		switch {
 		case u.UserMessageChunk != nil:
-			check(t, u.UserMessageChunk.MessageId != nil)
+			assert.True(t, u.UserMessageChunk.MessageId != nil)
 			got = append(got, "user:"+u.UserMessageChunk.Content.Text.Text)
 		case u.AgentMessageChunk != nil:
 			got = append(got, "agent:"+u.AgentMessageChunk.Content.Text.Text)
 		}
 	}
-	equal(t, []string{"user:first", "agent:Echo: first", "user:/overloaded"}, got)
+	assert.Equal(t, []string{"user:first", "agent:Echo: first", "user:/overloaded"}, got)
 	prompts, err := UserPrompts(state, sid)
-	noErr(t, err)
-	equal(t, []string{"first", "/overloaded"}, prompts)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"first", "/overloaded"}, prompts)
 	_, err = UserPrompts(state, "mock-missing")
-	check(t, errors.Is(err, errNoSession), "%v", err)
+	assert.True(t, errors.Is(err, errNoSession), "%v", err)
 
 	// "continue" inherits /overloaded; with no task id the counter is per session.
 	_, err = q.prompt(t, sid, "continue")
-	noErr(t, err)
+	require.NoError(t, err)
 	text, _ := agentText(q.client.take())
-	equal(t, "Recovered after 1 failures: Echo: continue", text)
+	assert.Equal(t, "Recovered after 1 failures: Echo: continue", text)
 }
 
 func TestCountersSurviveNewProcesses(t *testing.T) {
@@ -224,14 +226,14 @@ func TestCountersSurviveNewProcesses(t *testing.T) {
 		} else {
 			p.init(t)
 			_, err := p.conn.LoadSession(ctx(t), acp.LoadSessionRequest{SessionId: acp.SessionId(sid), Cwd: "/", McpServers: []acp.McpServer{}})
-			noErr(t, err)
+			require.NoError(t, err)
 			p.client.take()
 		}
 		_, err := p.prompt(t, sid, "/rate-limit:2:1")
 		if run <= 2 {
-			contains(t, rpcErr(t, err).Message, "rate_limit_error", "run %d", run)
+			assert.Contains(t, rpcErr(t, err).Message, "rate_limit_error", "run %d", run)
 		} else {
-			noErr(t, err)
+			require.NoError(t, err)
 		}
 		p.close()
 	}
@@ -240,14 +242,14 @@ func TestCountersSurviveNewProcesses(t *testing.T) {
 func TestConcurrentCountersAreExact(t *testing.T) {
 	t.Parallel()
 	st, err := openStore(t.TempDir())
-	noErr(t, err)
+	require.NoError(t, err)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	fails := 0
 	for range 20 {
 		wg.Go(func() {
 			fail, _, err := st.countFailure("task|overloaded", 7)
-			check(t, err == nil, "%v", err)
+			assert.True(t, err == nil, "%v", err)
 			if fail {
 				mu.Lock()
 				fails++
@@ -256,7 +258,7 @@ func TestConcurrentCountersAreExact(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	equal(t, 7, fails)
+	assert.Equal(t, 7, fails)
 }
 
 func TestConnClosedStreamsFirst(t *testing.T) {
@@ -264,9 +266,9 @@ func TestConnClosedStreamsFirst(t *testing.T) {
 	p := connect(t, Config{StateDir: t.TempDir()})
 	sid := p.newSession(t)
 	_, err := p.prompt(t, sid, "/conn-closed hello world")
-	contains(t, rpcErr(t, err).Message, "Connection closed mid-response")
+	assert.Contains(t, rpcErr(t, err).Message, "Connection closed mid-response")
 	_, n := agentText(p.client.take())
-	check(t, n >= 1, "streamed %d chunks before failing", n)
+	assert.True(t, n >= 1, "streamed %d chunks before failing", n)
 }
 
 func TestToolEmitsCallAndUpdate(t *testing.T) {
@@ -274,11 +276,11 @@ func TestToolEmitsCallAndUpdate(t *testing.T) {
 	p := connect(t, Config{StateDir: t.TempDir()})
 	sid := p.newSession(t)
 	_, err := p.prompt(t, sid, "/tool")
-	noErr(t, err)
+	require.NoError(t, err)
 	us := p.client.take()
-	require(t, len(us) >= 3)
-	require(t, us[0].ToolCall != nil && us[1].ToolCallUpdate != nil)
-	equal(t, acp.ToolCallStatusCompleted, *us[1].ToolCallUpdate.Status)
+	require.True(t, len(us) >= 3)
+	require.True(t, us[0].ToolCall != nil && us[1].ToolCallUpdate != nil)
+	assert.Equal(t, acp.ToolCallStatusCompleted, *us[1].ToolCallUpdate.Status)
 }
 
 func TestSlowHonoursCancel(t *testing.T) {
@@ -290,9 +292,9 @@ func TestSlowHonoursCancel(t *testing.T) {
 	})
 	begin := time.Now()
 	resp, err := p.prompt(t, sid, "/slow:20000")
-	noErr(t, err)
-	equal(t, acp.StopReasonCancelled, resp.StopReason)
-	check(t, time.Since(begin) < 2*time.Second, "took %s", time.Since(begin))
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonCancelled, resp.StopReason)
+	assert.True(t, time.Since(begin) < 2*time.Second, "took %s", time.Since(begin))
 }
 
 func TestCrashEndsRun(t *testing.T) {
@@ -308,7 +310,7 @@ func TestCrashEndsRun(t *testing.T) {
 	defer p.close()
 	select {
 	case err := <-p.runErr:
-		check(t, errors.Is(err, ErrCrash), "%v", err)
+		assert.True(t, errors.Is(err, ErrCrash), "%v", err)
 	case <-time.After(5 * time.Second):
 		t.Error("Run did not return after /crash")
 	}
@@ -317,9 +319,9 @@ func TestCrashEndsRun(t *testing.T) {
 func TestNoLoadSession(t *testing.T) {
 	t.Parallel()
 	p := connect(t, Config{StateDir: t.TempDir(), NoLoadSession: true})
-	check(t, !p.init(t).AgentCapabilities.LoadSession)
+	assert.True(t, !p.init(t).AgentCapabilities.LoadSession)
 	_, err := p.conn.LoadSession(ctx(t), acp.LoadSessionRequest{SessionId: "mock-x", Cwd: "/", McpServers: []acp.McpServer{}})
-	equal(t, -32601, rpcErr(t, err).Code)
+	assert.Equal(t, -32601, rpcErr(t, err).Code)
 }
 
 func TestUnknownSessions(t *testing.T) {
@@ -327,9 +329,9 @@ func TestUnknownSessions(t *testing.T) {
 	p := connect(t, Config{StateDir: t.TempDir()})
 	p.init(t)
 	_, err := p.prompt(t, "mock-nope", "hi")
-	equal(t, -32602, rpcErr(t, err).Code)
+	assert.Equal(t, -32602, rpcErr(t, err).Code)
 	for _, id := range []string{"mock-nope", "../../etc/passwd"} {
 		_, err = p.conn.LoadSession(ctx(t), acp.LoadSessionRequest{SessionId: acp.SessionId(id), Cwd: "/", McpServers: []acp.McpServer{}})
-		equal(t, -32002, rpcErr(t, err).Code, id)
+		assert.Equal(t, -32002, rpcErr(t, err).Code, id)
 	}
 }

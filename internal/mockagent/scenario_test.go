@@ -1,6 +1,8 @@
 package mockagent
 
 import (
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,14 +37,14 @@ func TestParseScenario(t *testing.T) {
 		{"", false, "", 0, 0, 0},
 	} {
 		s, ok := parseScenario(tc.in)
-		equal(t, tc.ok, ok, "%q", tc.in)
+		assert.Equal(t, tc.ok, ok, "%q", tc.in)
 		if !ok {
 			continue
 		}
-		equal(t, tc.name, s.name, "%q", tc.in)
-		equal(t, tc.n, s.n, "%q n", tc.in)
-		equal(t, tc.secs, s.secs, "%q secs", tc.in)
-		equal(t, tc.ms, s.ms, "%q ms", tc.in)
+		assert.Equal(t, tc.name, s.name, "%q", tc.in)
+		assert.Equal(t, tc.n, s.n, "%q n", tc.in)
+		assert.Equal(t, tc.secs, s.secs, "%q secs", tc.in)
+		assert.Equal(t, tc.ms, s.ms, "%q ms", tc.in)
 	}
 }
 
@@ -54,14 +56,14 @@ func TestInheritScenario(t *testing.T) {
 		{Role: roleUser, Text: "plain"},
 	}
 	s, ok := inheritScenario(hist)
-	check(t, ok && s.name == scOverloaded && s.n == 2, "%+v", s)
+	assert.True(t, ok && s.name == scOverloaded && s.n == 2, "%+v", s)
 
 	// A later non-failing scenario ends the inheritance.
 	hist = append(hist, message{Role: roleUser, Text: "/tool", Scenario: "/tool"})
 	_, ok = inheritScenario(hist)
-	check(t, !ok)
+	assert.True(t, !ok)
 	_, ok = inheritScenario(nil)
-	check(t, !ok)
+	assert.True(t, !ok)
 }
 
 func TestScenarioErrorShapes(t *testing.T) {
@@ -81,11 +83,11 @@ func TestScenarioErrorShapes(t *testing.T) {
 		{"/too-long", -32603, "prompt is too long: 212345 tokens > 200000 maximum"},
 	} {
 		s, ok := parseScenario(tc.token)
-		require(t, ok)
+		require.True(t, ok)
 		e := scenarioError(s, now)
-		equal(t, tc.code, e.Code, tc.token)
+		assert.Equal(t, tc.code, e.Code, tc.token)
 		msgAndData := e.Message + " " + e.Data.(map[string]any)["details"].(string)
-		contains(t, msgAndData, tc.contains, tc.token)
+		assert.Contains(t, msgAndData, tc.contains, tc.token)
 	}
 }
 
@@ -93,7 +95,7 @@ func TestChunks(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"Echo: hello world", "Echo: x", "abc", "Echo: one two three four"} {
 		c := chunks(s, 3)
-		check(t, len(c) >= 3, "%q → %q", s, c)
-		equal(t, s, strings.Join(c, ""))
+		assert.True(t, len(c) >= 3, "%q → %q", s, c)
+		assert.Equal(t, s, strings.Join(c, ""))
 	}
 }
