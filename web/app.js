@@ -1,459 +1,391 @@
-// orchestratord minimal page: tasks, one session's chat, prompt and stop.
-// No framework, no build step. Every piece of agent or user text is put in
-// the page with textContent, never parsed as HTML.
-'use strict';
+// orchestratord's chat page: wiring of the connection, the task list, the open
+// session's chat and its pinned retry card / recovery banner. No framework, no
+// build step: plain ES modules served from the binary. All text reaches the
+// page through text nodes (see dom.js and markdown.js).
 
-(() => {
-  const TOKEN_KEY = 'orchestratord.token';
-  const params = new URLSearchParams(location.search);
-  const token = params.get('token') || sessionStorage.getItem(TOKEN_KEY) || '';
-  if (params.get('token')) sessionStorage.setItem(TOKEN_KEY, token);
+import { $, el } from './dom.js';
+import { Connection } from './conn.js';
+import { SessionModel, Change } from './session.js';
+import { ChatView } from './chat.js';
+import { StatusView } from './status.js';
+import { TaskList, latestSession } from './tasks.js';
 
-  const $ = (id) => document.getElementById(id);
-  const el = (tag, className, text) => {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  };
+const TOKEN_KEY = 'orchestratord.token';
+const DRAFT_KEY = 'orchestratord.draft.';
+const STATE_LABELS = {
+  CREATED: 'Created', STARTING: 'Starting', RUNNING: 'Running', WAITING_FOR_INPUT: 'Waiting for input',
+  COMPLETED: 'Completed', FAILED: 'Needs you', CANCELLED: 'Cancelled',
+};
+const narrow = window.matchMedia('(max-width: 760px)');
 
-  const ROLE_LABEL = { user: 'You', agent: 'Agent', thought: 'Thought', tool: 'Tool', status: 'Status' };
-  const ACTIVE_STATES = new Set(['STARTING', 'RUNNING']);
+// ---- token: from ?token=, kept in the URL so a reload works -------------------
 
-  const state = {
-    ws: null,
-    nextId: 1,
-    pending: new Map(), // request id → {resolve, reject}
-    attempt: 0,         // consecutive failed connects, for backoff
-    everConnected: false,
-    tasks: new Map(),   // task id → TaskView
-    view: null,         // the open session, see newView
-  };
-
-  class ApiError extends Error {
-    constructor(code, message, details) {
-      super(message);
-      this.code = code;
-      this.details = details;
-    }
+const url = new URL(location.href);
+const token = url.searchParams.get('token') || sessionStorage.getItem(TOKEN_KEY) || '';
+if (token) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+  if (!url.searchParams.get('token')) {
+    url.searchParams.set('token', token);
+    history.replaceState(null, '', url);
   }
+}
 
-  // ---- connection ----------------------------------------------------------
+// ---- state ----------------------------------------------------------------
 
-  function connect() {
-    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(token)}`);
-    state.ws = ws;
-    ws.onopen = () => {
-      state.attempt = 0;
-      state.everConnected = true;
-      setConn('connected', true);
-      hideNotice();
-      onConnected();
-    };
-    ws.onmessage = (ev) => onFrame(ev.data);
-    ws.onclose = (ev) => lost(ws, ev);
-    // Browsers follow a failed connect's error with a close event; some
-    // runtimes do not, so an error also counts (lost runs once per socket).
-    ws.onerror = () => lost(ws, {});
+const state = {
+  tasks: new Map(), // task id → TaskView
+  model: null, // the open session (SessionModel)
+  sending: false,
+};
+
+const conn = new Connection({
+  url: `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/ws?token=${encodeURIComponent(token)}`,
+  onOpen: onConnected,
+  onNotification,
+  onStatus: showConnection,
+});
+
+const chat = new ChatView($('messages'));
+const status = new StatusView({
+  card: $('retry-card'),
+  banner: $('recovery-banner'),
+  onAction: runAction,
+  now: () => Date.now() + conn.skewMs,
+});
+const taskList = new TaskList($('tasks'), $('tasks-empty'), (id) => openTask(id, { fromList: true }));
+
+// ---- connection -------------------------------------------------------------
+
+function showConnection(s) {
+  const c = $('conn');
+  let text = 'connected';
+  if (s.state !== 'open') {
+    text = s.everOpen ? 'reconnecting…' : 'connecting…';
+    if (state.model) state.model.live = false;
   }
-
-  function lost(ws, ev) {
-    if (state.ws !== ws) return;
-    state.ws = null;
-    for (const p of state.pending.values()) p.reject(new ApiError('OFFLINE', 'connection lost'));
-    state.pending.clear();
-    if (state.view) state.view.live = false;
-    if (ws.readyState !== WebSocket.CLOSED) ws.close();
-    scheduleReconnect(ev);
+  c.textContent = text;
+  c.dataset.state = s.state === 'open' ? 'ok' : 'down';
+  if (s.state === 'open') {
+    hideNotice();
+  } else if (!token) {
+    showNotice('No access token. Open the URL that orchestratord printed (it ends with ?token=…).');
+  } else if (!s.everOpen && s.attempt >= 3) {
+    showNotice('Cannot reach the daemon. Is it running, and is the token in this URL the current one?');
   }
+}
 
-  function scheduleReconnect(ev) {
-    const delay = Math.min(10000, 500 * 2 ** state.attempt) * (0.75 + Math.random() / 2);
-    state.attempt = Math.min(state.attempt + 1, 6);
-    const why = ev.reason ? `: ${ev.reason}` : '';
-    setConn(`reconnecting…${why}`, false);
-    if (!token) {
-      showNotice('No access token. Open the URL printed by orchestratord (it ends with ?token=…).');
-    } else if (!state.everConnected && state.attempt >= 3) {
-      showNotice('Cannot connect. Is the daemon running, and is the token in the URL the current one?');
-    }
-    setTimeout(connect, delay);
-  }
-
-  function request(action, payload) {
-    return new Promise((resolve, reject) => {
-      const ws = state.ws;
-      if (!ws || ws.readyState !== WebSocket.OPEN) {
-        reject(new ApiError('OFFLINE', 'not connected; retrying'));
-        return;
-      }
-      const id = `c${state.nextId++}`;
-      state.pending.set(id, { resolve, reject });
-      ws.send(JSON.stringify({ id, type: 'request', action, payload: payload || {} }));
-    });
-  }
-
-  function onFrame(data) {
-    let env;
-    try { env = JSON.parse(data); } catch { return; }
-    const payload = env.payload || {};
-    if (env.type === 'response' || env.type === 'error') {
-      const p = env.id ? state.pending.get(env.id) : undefined;
-      if (p) state.pending.delete(env.id);
-      if (env.type === 'response') {
-        if (p) p.resolve(payload);
-      } else {
-        const err = new ApiError(payload.code, payload.message, payload.details);
-        if (p) p.reject(err); else showError(err);
-      }
-      return;
-    }
-    if (env.type !== 'notification') return;
-    if (env.action === 'task.updated') {
-      if (payload.task) onTaskUpdated(payload.task);
-    } else if (state.view && state.view.live) {
-      applyEvent(state.view, env.action, payload);
-    }
-  }
-
-  async function onConnected() {
-    request('agent.list').then(({ agents }) => renderAgents(agents || [])).catch(showError);
-    try {
-      const { tasks } = await request('task.list');
-      state.tasks = new Map((tasks || []).map((t) => [t.id, t]));
-      renderTasks();
-      if (state.view) await subscribe(state.view);
-    } catch (err) {
-      showError(err);
-    }
-  }
-
-  // ---- tasks ---------------------------------------------------------------
-
-  // time parses an RFC 3339 timestamp; unknown sorts first.
-  function time(ts) {
-    const t = ts ? Date.parse(ts) : NaN;
-    return Number.isNaN(t) ? 0 : t;
-  }
-
-  function latestSession(task) {
-    const sessions = task.sessions || [];
-    return sessions.length ? sessions[sessions.length - 1] : null;
-  }
-
-  function onTaskUpdated(task) {
-    const old = state.tasks.get(task.id);
-    if (old && time(old.updated_at) > time(task.updated_at)) return; // a stale update
-    state.tasks.set(task.id, task);
+async function onConnected() {
+  conn.request('agent.list').then(({ agents }) => renderAgents(agents || [])).catch(showError);
+  try {
+    const { tasks } = await conn.request('task.list');
+    state.tasks = new Map((tasks || []).map((t) => [t.id, t]));
     renderTasks();
-    const v = state.view;
-    if (v && v.taskId === task.id) {
+    if (state.model) {
+      const task = state.tasks.get(state.model.taskId);
       const s = latestSession(task);
-      if (s && s.id !== v.sessionId) openTask(task.id); // e.g. a fresh start made a new session
-      else renderHead();
-    }
-  }
-
-  function renderTasks() {
-    const list = $('tasks');
-    list.replaceChildren();
-    const tasks = [...state.tasks.values()].sort((a, b) => time(b.created_at) - time(a.created_at));
-    for (const t of tasks) {
-      const li = el('li');
-      const btn = el('button');
-      btn.type = 'button';
-      btn.append(el('span', 'task-title', t.title || t.id), el('span', `badge ${t.state}`, t.state));
-      btn.setAttribute('aria-current', String(!!state.view && state.view.taskId === t.id));
-      btn.addEventListener('click', () => openTask(t.id));
-      li.append(btn);
-      list.append(li);
-    }
-    $('tasks-empty').hidden = tasks.length > 0;
-  }
-
-  function renderAgents(agents) {
-    const select = $('nt-agent');
-    select.replaceChildren();
-    for (const a of agents) {
-      const opt = el('option', '', a.available ? a.name : `${a.name} (not installed)`);
-      opt.value = a.name;
-      if (a.default || (a.name === 'mock' && !agents.some((x) => x.default))) opt.selected = true;
-      select.append(opt);
-    }
-  }
-
-  $('new-task').addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    const submit = $('nt-submit');
-    submit.disabled = true;
-    try {
-      const { task } = await request('task.create', {
-        title: $('nt-title').value.trim(),
-        prompt: $('nt-prompt').value,
-        agent: $('nt-agent').value || 'mock',
-      });
-      state.tasks.set(task.id, task);
-      $('nt-title').value = '';
-      $('nt-prompt').value = '';
-      renderTasks();
-      openTask(task.id);
-    } catch (err) {
-      showError(err);
-    } finally {
-      submit.disabled = false;
-    }
-  });
-
-  // ---- session view --------------------------------------------------------
-
-  function newView(taskId, sessionId) {
-    return {
-      taskId, sessionId,
-      state: '',
-      lastSeq: 0,
-      synced: false,      // true once a snapshot arrived: later subscribes send after_seq
-      live: false,        // notifications are applied only after the subscribe response
-      messages: new Map(), // id → message
-      nodes: new Map(),    // id → {root, body}
-    };
-  }
-
-  function openTask(taskId) {
-    const task = state.tasks.get(taskId);
-    const session = task && latestSession(task);
-    if (!session) return;
-    const old = state.view;
-    if (old && old.sessionId === session.id) return;
-    if (old) request('session.unsubscribe', { session_id: old.sessionId }).catch(() => {});
-    state.view = newView(taskId, session.id);
-    $('messages').replaceChildren();
-    renderTasks();
-    renderHead();
-    subscribe(state.view).catch(showError);
-  }
-
-  async function subscribe(v) {
-    const payload = { task_id: v.taskId, session_id: v.sessionId };
-    if (v.synced) payload.after_seq = v.lastSeq;
-    v.live = false;
-    const res = await request('session.subscribe', payload);
-    if (state.view !== v) return;
-    if (res.session) v.state = res.session.state;
-    // A snapshot replaces everything. (An empty one is omitted from the JSON;
-    // a last_seq behind ours means the server's history is not the one we hold.)
-    if (res.messages || (res.last_seq || 0) < v.lastSeq) {
-      v.messages.clear();
-      v.nodes.clear();
-      $('messages').replaceChildren();
-      for (const m of res.messages) upsertMessage(v, m);
-      v.lastSeq = 0;
-    }
-    v.live = true;
-    for (const n of res.events || []) applyEvent(v, n.action, n.payload || {});
-    v.lastSeq = Math.max(v.lastSeq, res.last_seq || 0);
-    v.synced = true;
-    renderHead();
-    scrollToEnd(true);
-  }
-
-  function applyEvent(v, action, p) {
-    if (p.session_id && p.session_id !== v.sessionId) return;
-    if (typeof p.seq === 'number') {
-      if (p.seq <= v.lastSeq) return; // already seen (replay overlap)
-      v.lastSeq = p.seq;
-    }
-    const stick = nearEnd();
-    switch (action) {
-      case 'session.message.added':
-        if (p.message) upsertMessage(v, p.message);
-        break;
-      case 'session.message.updated':
-        if (p.message) {
-          upsertMessage(v, p.message);
-        } else if (p.message_id && v.messages.has(p.message_id)) {
-          const m = v.messages.get(p.message_id);
-          m.text = (m.text || '') + (p.delta || '');
-          renderMessage(v, m);
-        }
-        break;
-      case 'session.message.deleted': {
-        const node = v.nodes.get(p.message_id);
-        if (node) node.root.remove();
-        v.nodes.delete(p.message_id);
-        v.messages.delete(p.message_id);
-        break;
-      }
-      case 'session.state_changed':
-        if (p.state) v.state = p.state;
-        renderHead();
-        break;
-      case 'session.turn.started':
-      case 'session.turn.completed':
-        renderHead();
-        break;
-      default:
-        break;
-    }
-    scrollToEnd(stick);
-  }
-
-  function upsertMessage(v, m) {
-    v.messages.set(m.id, m);
-    renderMessage(v, m);
-  }
-
-  // renderMessage (re)builds one message's node in seq order.
-  function renderMessage(v, m) {
-    let node = v.nodes.get(m.id);
-    if (!node) {
-      node = { root: el('article'), body: null };
-      v.nodes.set(m.id, node);
-      insertBySeq(node.root, m.seq || 0);
-    }
-    const root = node.root;
-    root.className = `msg role-${m.role || 'agent'}${m.variant ? ` variant-${m.variant}` : ''}`;
-    root.dataset.seq = String(m.seq || 0);
-    root.replaceChildren();
-    if (m.variant === 'warning' || m.variant === 'error') root.setAttribute('role', 'status');
-
-    const body = el('div', 'msg-body', m.text || '');
-    if (m.role === 'thought') {
-      const details = el('details');
-      details.append(el('summary', '', 'Thought'), body);
-      root.append(details);
+      if (s && s.id !== state.model.sessionId) openTask(task.id, { force: true });
+      else await subscribe(state.model);
     } else {
-      const head = el('div', 'msg-head', ROLE_LABEL[m.role] || m.role || '');
-      const st = m.metadata && m.metadata.status;
-      if (m.role === 'tool' && typeof st === 'string') head.append(el('span', 'badge', st));
-      root.append(head, body);
+      const wanted = taskFromHash();
+      if (wanted && state.tasks.has(wanted)) openTask(wanted);
     }
-    if (Array.isArray(m.actions) && m.actions.length) {
-      const bar = el('div', 'msg-actions');
-      for (const a of m.actions) bar.append(actionButton(a));
-      root.append(bar);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+function onNotification(action, payload) {
+  if (action === 'task.updated') {
+    if (payload.task) onTaskUpdated(payload.task);
+    return;
+  }
+  const m = state.model;
+  if (!m || !m.live || !action.startsWith('session.')) return;
+  const ch = new Change();
+  if (m.apply(action, payload, ch)) draw(m, ch);
+}
+
+async function subscribe(m) {
+  m.live = false;
+  const res = await conn.request('session.subscribe', m.subscribePayload());
+  if (state.model !== m) return;
+  draw(m, m.applySubscribe(res));
+}
+
+function draw(m, ch) {
+  if (m !== state.model) return;
+  chat.update(m, ch);
+  // Streamed text (most events) cannot change the pinned cards.
+  const pinned = ch.reset || ch.state || ch.deleted.size > 0
+    || [...ch.upserted].some((id) => (m.messages.get(id) || {}).role === 'status');
+  if (pinned) status.update(m);
+  renderHead();
+}
+
+// ---- tasks ------------------------------------------------------------------
+
+function onTaskUpdated(task) {
+  const old = state.tasks.get(task.id);
+  if (old && Date.parse(old.updated_at) > Date.parse(task.updated_at)) return; // stale
+  state.tasks.set(task.id, task);
+  renderTasks();
+  const m = state.model;
+  if (m && m.taskId === task.id) {
+    const s = latestSession(task);
+    if (s && s.id !== m.sessionId) openTask(task.id, { force: true }); // a new session replaced it
+    else renderHead();
+  }
+}
+
+function renderTasks() {
+  taskList.render(state.tasks.values(), state.model ? state.model.taskId : '');
+}
+
+function renderAgents(agents) {
+  const select = $('nt-agent');
+  const previous = select.value;
+  select.replaceChildren();
+  for (const a of agents) {
+    const opt = el('option', { value: a.name, text: a.available ? a.name : `${a.name} (not installed)` });
+    select.append(opt);
+  }
+  const pick = agents.find((a) => a.name === previous) || agents.find((a) => a.default) || agents.find((a) => a.name === 'mock') || agents[0];
+  if (pick) select.value = pick.name;
+}
+
+function taskFromHash() {
+  const m = /^#task=([^&]+)/.exec(location.hash);
+  return m ? decodeURIComponent(m[1]) : '';
+}
+
+window.addEventListener('hashchange', () => {
+  const id = taskFromHash();
+  if (id && state.tasks.has(id)) openTask(id);
+});
+
+function openTask(taskId, { force = false, fromList = false } = {}) {
+  const task = state.tasks.get(taskId);
+  const session = latestSession(task);
+  if (!session) return;
+  document.body.classList.remove('show-list');
+  const old = state.model;
+  if (old && old.sessionId === session.id && !force) {
+    if (fromList && narrow.matches) $('chat-title').focus();
+    return;
+  }
+  if (old && old.sessionId !== session.id && conn.open) {
+    conn.request('session.unsubscribe', { session_id: old.sessionId }).catch(() => {});
+  }
+  const m = new SessionModel(taskId, session.id);
+  state.model = m;
+  document.body.classList.add('has-task');
+  const hash = `#task=${encodeURIComponent(taskId)}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+  chat.show(m);
+  status.update(m);
+  loadDraft();
+  renderTasks();
+  renderHead();
+  if (fromList && narrow.matches) $('chat-title').focus(); // the list just disappeared
+  if (conn.open) subscribe(m).catch(showError);
+}
+
+$('back').addEventListener('click', () => {
+  document.body.classList.add('show-list');
+  const current = state.model && $('tasks').querySelector(`[data-task-id="${CSS.escape(state.model.taskId)}"]`);
+  (current || $('nt-title')).focus();
+});
+
+// ---- new task ---------------------------------------------------------------
+
+$('new-task').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const submit = $('nt-submit');
+  const fields = { title: $('nt-title'), prompt: $('nt-prompt'), max: $('nt-max') };
+  const sent = { title: fields.title.value, prompt: fields.prompt.value, max: fields.max.value };
+  const payload = { title: sent.title.trim(), prompt: sent.prompt, agent: $('nt-agent').value || 'mock' };
+  if (sent.max.trim()) payload.max_attempts = Number(sent.max);
+  if (!payload.prompt.trim()) {
+    formError('Write a prompt for the agent.');
+    fields.prompt.focus();
+    return;
+  }
+  submit.disabled = true;
+  formError('');
+  try {
+    const { task } = await conn.request('task.create', payload);
+    state.tasks.set(task.id, task);
+    // Clear only what was sent: anything typed meanwhile stays.
+    for (const k of Object.keys(fields)) if (fields[k].value === sent[k]) fields[k].value = '';
+    renderTasks();
+    openTask(task.id);
+    $('chat-title').focus();
+  } catch (err) {
+    formError(err.code === 'LOST'
+      ? 'The connection dropped before the daemon answered. Check the task list before creating it again; your text is kept.'
+      : `Not created: ${describe(err)} Your text is kept.`);
+  } finally {
+    submit.disabled = false;
+  }
+});
+
+$('nt-prompt').addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) {
+    ev.preventDefault();
+    $('new-task').requestSubmit();
+  }
+});
+
+function formError(text) {
+  const e = $('nt-error');
+  e.textContent = text;
+  e.hidden = !text;
+}
+
+// ---- the open session -------------------------------------------------------
+
+function renderHead() {
+  const m = state.model;
+  const task = m && state.tasks.get(m.taskId);
+  const title = task ? task.title || task.id : 'No task selected';
+  $('chat-title').textContent = title;
+  document.title = task ? `${title} · orchestratord` : 'orchestratord';
+  const badge = $('chat-state');
+  badge.hidden = !m || !m.state;
+  if (m && m.state) {
+    badge.textContent = STATE_LABELS[m.state] || m.state;
+    badge.className = `badge ${m.state}`;
+  }
+  $('stop').hidden = !m || !m.active;
+  $('empty-chat').hidden = !!m;
+  $('messages').setAttribute('aria-busy', m && m.active ? 'true' : 'false');
+  $('prompt').disabled = !m;
+  $('send').disabled = !m || state.sending;
+  const c = $('chat');
+  c.dataset.sessionId = m ? m.sessionId : '';
+  c.dataset.state = m ? m.state : '';
+  c.dataset.lastSeq = m ? String(m.lastSeq) : '';
+  c.dataset.syncMode = m ? m.mode : '';
+}
+
+async function runAction(action) {
+  if (action.type !== 'ws_request' || !action.action) return;
+  try {
+    await conn.request(action.action, action.payload || {});
+  } catch (err) {
+    showError(err, true);
+    throw err;
+  }
+}
+
+$('stop').addEventListener('click', async () => {
+  const m = state.model;
+  if (!m) return;
+  const btn = $('stop');
+  btn.disabled = true;
+  try {
+    await conn.request('session.stop', { task_id: m.taskId, session_id: m.sessionId });
+  } catch (err) {
+    showError(err, true);
+  } finally {
+    btn.disabled = false;
+  }
+});
+
+// ---- composer: Enter sends, Shift+Enter is a new line; nothing typed is lost --
+
+function draftKey(m) {
+  return DRAFT_KEY + m.sessionId;
+}
+
+function loadDraft() {
+  const m = state.model;
+  $('prompt').value = m ? sessionStorage.getItem(draftKey(m)) || '' : '';
+  composerError('');
+}
+
+function saveDraft(m, text) {
+  if (!m) return;
+  if (text) sessionStorage.setItem(draftKey(m), text);
+  else sessionStorage.removeItem(draftKey(m));
+}
+
+$('prompt').addEventListener('input', () => saveDraft(state.model, $('prompt').value));
+
+async function sendPrompt() {
+  const m = state.model;
+  const box = $('prompt');
+  const text = box.value;
+  if (!m || !text.trim() || state.sending) return;
+  state.sending = true;
+  $('send').disabled = true;
+  composerError('');
+  try {
+    await conn.request('session.prompt', { task_id: m.taskId, session_id: m.sessionId, text });
+    if (state.model === m) {
+      // Keep whatever was typed after pressing Enter.
+      box.value = box.value.startsWith(text) ? box.value.slice(text.length).replace(/^\n+/, '') : box.value;
+      saveDraft(m, box.value);
+    } else if (sessionStorage.getItem(draftKey(m)) === text) {
+      saveDraft(m, '');
     }
-    node.body = body;
+  } catch (err) {
+    composerError(err.code === 'LOST'
+      ? 'The connection dropped before the daemon confirmed. Your message is kept: check the chat before sending it again.'
+      : `Not sent: ${describe(err)} Your message is kept — send it again when ready.`);
+  } finally {
+    state.sending = false;
+    renderHead();
   }
+}
 
-  function insertBySeq(node, seq) {
-    const box = $('messages');
-    for (const child of box.children) {
-      if (Number(child.dataset.seq) > seq) { box.insertBefore(node, child); return; }
-    }
-    box.append(node);
-  }
+$('composer').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  sendPrompt();
+});
 
-  function actionButton(a) {
-    const btn = el('button', 'secondary', a.label || a.id || 'Action');
-    btn.type = 'button';
-    btn.addEventListener('click', async () => {
-      if (a.type !== 'ws_request' || !a.action) return;
-      btn.disabled = true;
-      try {
-        await request(a.action, a.payload || {});
-      } catch (err) {
-        showError(err);
-        btn.disabled = false;
-      }
-    });
-    return btn;
-  }
-
-  function renderHead() {
-    const v = state.view;
-    const task = v && state.tasks.get(v.taskId);
-    $('chat-title').textContent = task ? (task.title || task.id) : 'Select or create a task';
-    const badge = $('chat-state');
-    badge.hidden = !v || !v.state;
-    if (v) {
-      badge.textContent = v.state;
-      badge.className = `badge ${v.state}`;
-    }
-    $('stop').hidden = !v || !ACTIVE_STATES.has(v.state);
-    $('prompt').disabled = !v;
-    $('send').disabled = !v;
-  }
-
-  function nearEnd() {
-    const box = $('messages');
-    return box.scrollHeight - box.scrollTop - box.clientHeight < 40;
-  }
-
-  function scrollToEnd(stick) {
-    if (!stick) return;
-    const box = $('messages');
-    box.scrollTop = box.scrollHeight;
-  }
-
-  // ---- composer ------------------------------------------------------------
-
-  async function sendPrompt() {
-    const v = state.view;
-    const box = $('prompt');
-    const text = box.value;
-    if (!v || !text.trim()) return;
-    $('send').disabled = true;
-    try {
-      await request('session.prompt', { task_id: v.taskId, session_id: v.sessionId, text });
-      box.value = '';
-    } catch (err) {
-      showError(err);
-    } finally {
-      $('send').disabled = !state.view;
-    }
-  }
-
-  $('composer').addEventListener('submit', (ev) => {
+$('prompt').addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing && !ev.ctrlKey && !ev.altKey && !ev.metaKey) {
     ev.preventDefault();
     sendPrompt();
-  });
-
-  $('prompt').addEventListener('keydown', (ev) => {
-    if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
-      ev.preventDefault();
-      sendPrompt();
-    }
-  });
-
-  $('stop').addEventListener('click', async () => {
-    const v = state.view;
-    if (!v) return;
-    $('stop').disabled = true;
-    try {
-      await request('session.stop', { task_id: v.taskId, session_id: v.sessionId });
-    } catch (err) {
-      showError(err);
-    } finally {
-      $('stop').disabled = false;
-    }
-  });
-
-  // ---- status and errors ---------------------------------------------------
-
-  function setConn(text, ok) {
-    const c = $('conn');
-    c.textContent = text;
-    c.className = `conn ${ok ? 'ok' : 'down'}`;
   }
+});
 
-  let noticeTimer = 0;
-  function showNotice(text, ttl) {
-    const n = $('notice');
-    n.textContent = text;
-    n.hidden = false;
-    clearTimeout(noticeTimer);
-    if (ttl) noticeTimer = setTimeout(hideNotice, ttl);
-  }
+function composerError(text) {
+  const e = $('composer-error');
+  e.textContent = text;
+  e.hidden = !text;
+}
 
-  function hideNotice() { $('notice').hidden = true; }
+// ---- notices ----------------------------------------------------------------
 
-  function showError(err) {
-    if (err && err.code === 'OFFLINE') return; // the connection indicator says it
-    const text = err && err.code ? `${err.code}: ${err.message}` : String(err);
-    showNotice(text, 8000);
-  }
+function describe(err) {
+  if (!err) return 'unknown error.';
+  const msg = String(err.message || err).replace(/\.?$/, '.');
+  return msg.charAt(0).toUpperCase() + msg.slice(1);
+}
 
-  renderHead();
-  connect();
-})();
+function showNotice(text) {
+  $('notice-text').textContent = text;
+  $('notice').hidden = false;
+}
+
+function hideNotice() {
+  $('notice').hidden = true;
+}
+
+function showError(err, evenOffline = false) {
+  if (err && (err.code === 'OFFLINE' || err.code === 'LOST') && !evenOffline) return; // the indicator says it
+  showNotice(describe(err));
+}
+
+$('notice-close').addEventListener('click', hideNotice);
+
+// The skip link moves focus without touching the hash (it holds the task).
+document.querySelector('.skip').addEventListener('click', (ev) => {
+  ev.preventDefault();
+  ($('prompt').disabled ? $('nt-prompt') : $('prompt')).focus();
+});
+
+renderHead();
+conn.start();

@@ -1,8 +1,10 @@
 // Package web holds the browser page, embedded into the binary so the daemon
 // serves it with no separate server or build step (wsapi.Config.Static).
 //
-// The page reads the access token from its own URL (?token=), talks only to
-// /ws, and puts all agent text in the DOM with textContent.
+// The page is plain ES modules (app.js imports the rest), read the access
+// token from its own URL (?token=), talk only to /ws, and build every node
+// themselves: agent text is never parsed as HTML. The browser tests in
+// test/browser drive it in a real Chromium against the real daemon.
 package web
 
 import (
@@ -10,8 +12,8 @@ import (
 	"io/fs"
 )
 
-//go:embed index.html app.js style.css
+//go:embed index.html style.css *.js
 var files embed.FS
 
-// Static returns the page: index.html, app.js and style.css at its root.
+// Static returns the page: index.html, style.css and the script modules at its root.
 func Static() fs.FS { return files }

@@ -16,6 +16,15 @@ func read(t *testing.T, name string) string {
 	return string(b)
 }
 
+func scripts(t *testing.T) []string {
+	t.Helper()
+	names, err := fs.Glob(Static(), "*.js")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no embedded scripts: %v", err)
+	}
+	return names
+}
+
 func TestPageIsEmbedded(t *testing.T) {
 	index := read(t, "index.html")
 	for _, ref := range []string{`src="app.js"`, `href="style.css"`} {
@@ -28,14 +37,28 @@ func TestPageIsEmbedded(t *testing.T) {
 	}
 }
 
+// Every module app.js imports (directly or not) must be embedded.
+func TestImportsAreEmbedded(t *testing.T) {
+	imp := regexp.MustCompile(`(?m)^import [^;]* from '\./([\w.-]+)';`)
+	for _, name := range scripts(t) {
+		for _, m := range imp.FindAllStringSubmatch(read(t, name), -1) {
+			if _, err := fs.Stat(Static(), m[1]); err != nil {
+				t.Errorf("%s imports %s, which is not embedded", name, m[1])
+			}
+		}
+	}
+}
+
 // Agent output must never be parsed as HTML, nor run as code.
 func TestScriptNeverInjectsHTML(t *testing.T) {
-	js := read(t, "app.js")
-	bad := regexp.MustCompile(`\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(`)
-	if m := bad.FindString(js); m != "" {
-		t.Errorf("app.js uses %s; build nodes and set textContent instead", m)
+	bad := regexp.MustCompile(`\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(|createContextualFragment|DOMParser|setAttribute\(\s*['"]on`)
+	for _, name := range scripts(t) {
+		if m := bad.FindString(read(t, name)); m != "" {
+			t.Errorf("%s uses %s; build nodes and set textContent instead", name, m)
+		}
 	}
-	if strings.Contains(read(t, "index.html"), "<script>") {
-		t.Error("index.html has an inline script; the CSP (script-src 'self') would block it")
+	index := read(t, "index.html")
+	if regexp.MustCompile(`<script(\s+type="module")?>`).MatchString(index) || strings.Contains(index, "style=") || strings.Contains(index, "<style") {
+		t.Error("index.html has an inline script or style; the CSP (script-src 'self'; style-src 'self') would block it")
 	}
 }

@@ -177,6 +177,12 @@ func eval[T any](tb *tab, expr string) T {
 	return run(tb, chromedp.Evaluate[T](expr))
 }
 
+// evalAwait is eval for an expression that yields a promise.
+func evalAwait[T any](tb *tab, expr string) T {
+	tb.t.Helper()
+	return run(tb, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
 // waitJS waits until the expression is truthy and returns its value as JSON.
 // The page polls it every 25ms; nothing sleeps for a fixed time.
 func (tb *tab) waitJS(what, expr string, timeout time.Duration) json.RawMessage {
@@ -266,6 +272,18 @@ func (tb *tab) screenshot(sel, name string) string {
 	png := run(tb, chromedp.Screenshot(chromedp.CSS(sel), chromedp.NodeVisible))
 	dir := artifactsDir(tb.t)
 	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.t.Fatalf("save screenshot: %v", err)
+	}
+	tb.t.Logf("screenshot: %s", path)
+	return path
+}
+
+// screenshotPage saves a PNG of the whole viewport as an artefact.
+func (tb *tab) screenshotPage(name string) string {
+	tb.t.Helper()
+	png := run(tb, chromedp.CaptureScreenshot())
+	path := filepath.Join(artifactsDir(tb.t), name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		tb.t.Fatalf("save screenshot: %v", err)
 	}
@@ -380,4 +398,14 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// jsJSON renders v as a JavaScript literal (JSON is one).
+func jsJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -23,6 +23,8 @@ func TestCreateTaskAndSeeStreamedReplyAt375px(t *testing.T) {
 	d := startDaemon(t, "")
 	tb := newBrowser(t, 375, 812)
 	tb.open(d.pageURL(""))
+	tb.do(chromedp.SendKeys(chromedp.ID("nt-title"), "Say hello"))
+	tb.screenshotPage("new-task-375px.png")
 
 	tb.createTask("Hello **world**, echo `code` please", "")
 	tb.waitJS("the reply", agentText(0)+` === 'Echo: Hello world, echo code please' && `+idleJS, 20*time.Second)
@@ -243,5 +245,56 @@ func TestHTMLInMessagesRendersAsText(t *testing.T) {
 	}
 	if n := tb.dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialog(s) opened", n)
+	}
+}
+
+// The form's max attempts reaches the daemon (1 turns automatic retry off:
+// the banner at once, never the card); a tool call shows as a compact card
+// before the reply; Stop ends a running turn without a banner.
+func TestMaxAttemptsToolCardAndStop(t *testing.T) {
+	d := startDaemon(t, retryConfig(t, "3s"))
+	tb := newBrowser(t, 1280, 900)
+	tb.open(d.pageURL(""))
+	watchCardWhileRunning(tb)
+
+	tb.createTask("/overloaded:1 no retries please", "1")
+	tb.waitJS("the banner", bannerVisibleJS, 20*time.Second)
+	type banner struct{ Title, Text string }
+	b := eval[banner](tb, `({
+		Title: document.querySelector('#recovery-banner .banner-title').textContent,
+		Text: document.querySelector('#recovery-banner .banner-reason').textContent,
+	})`)
+	if b.Title != "Provider overloaded" || !strings.Contains(b.Text, "Automatic retry is off") {
+		t.Errorf("banner %+v; want the overloaded family and that retry is off", b)
+	}
+	if n := eval[int](tb, `window.__cardWhileRunning + document.querySelectorAll('#retry-card .countdown').length`); n != 0 {
+		t.Error("max attempts 1 must never show the retry card")
+	}
+
+	tb.createTask("/tool list the files", "")
+	tb.waitJS("the reply after the tool", agentText(0)+` === 'The tool ran: the working directory is listed.' && `+idleJS, 20*time.Second)
+	type tool struct{ Title, Kind, Status, Tag string }
+	tc := eval[tool](tb, `(() => {
+		const c = document.querySelector('#messages [data-role="tool"]');
+		return { Title: c.querySelector('.tool-title').textContent, Kind: c.querySelector('.tool-kind').textContent,
+			Status: c.querySelector('.tool-status').textContent, Tag: c.tagName };
+	})()`)
+	if tc.Title != "List files in the working directory" || tc.Kind != "read" || tc.Status != "done" {
+		t.Errorf("tool card %+v", tc)
+	}
+	if order := eval[string](tb, `[...document.querySelectorAll('#messages [data-role]')].map((m) => m.dataset.role).join(',')`); order != "user,tool,agent" {
+		t.Errorf("message order %q, want user,tool,agent", order)
+	}
+
+	tb.do(chromedp.SendKeys(chromedp.ID("prompt"), "/slow:8000 a long answer"))
+	tb.pressEnter(false)
+	tb.waitJS("the slow reply with Stop", agentText(1)+`.includes('step 1/10.') && !document.getElementById('stop').hidden`, 15*time.Second)
+	tb.do(chromedp.Click(chromedp.ID("stop"), chromedp.NodeVisible))
+	tb.waitJS("the turn to stop", idleJS+` && document.getElementById('stop').hidden`, 10*time.Second)
+	if partial := eval[string](tb, agentText(1)); strings.Contains(partial, "step 10/10.") {
+		t.Errorf("Stop did not stop the turn: %q", partial)
+	}
+	if eval[bool](tb, bannerVisibleJS) || !eval[bool](tb, cardGoneJS) {
+		t.Error("a user's Stop is not a failure: no banner, no retry card")
 	}
 }

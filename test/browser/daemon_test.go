@@ -24,7 +24,7 @@ type daemon struct {
 	URL    string // http://127.0.0.1:PORT
 	Token  string
 	logs   *lockedBuffer
-	exited chan struct{}   // closed once the process is reaped
+	exited chan struct{}  // closed once the process is reaped
 	wg     sync.WaitGroup // the stdout reader
 }
 
