@@ -118,7 +118,7 @@ func policyConfig(scale float64, files ...fileConfig) (routingerr.PolicyConfig, 
 			}
 		}
 		if r.Jitter != nil {
-			pc.Jitter = *r.Jitter
+			pc.Jitter, pc.NoJitter = *r.Jitter, *r.Jitter == 0
 		}
 		if r.MaxShortHint != "" {
 			v, err := time.ParseDuration(r.MaxShortHint)

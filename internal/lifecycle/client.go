@@ -30,9 +30,27 @@ type replayed struct {
 
 // turnFlags describe what the live turn has streamed so far.
 type turnFlags struct {
-	streamed bool // any live update: decides prompt_send vs streaming
-	output   bool // assistant text
-	tool     bool // tool calls or their updates
+	streamed bool   // any live update: decides prompt_send vs streaming
+	output   bool   // assistant text
+	text     string // that text while it is short enough to be an error echo
+	long     bool   // the text outgrew maxOutputEcho
+	tool     bool   // tool calls or their updates
+}
+
+// maxOutputEcho bounds the assistant text kept as evidence: agents such as
+// claude-agent-acp stream their error line as text before failing, and
+// routingerr needs it to tell that echo from real work.
+const maxOutputEcho = 4 << 10
+
+func (t *turnFlags) addText(s string) {
+	if t.long {
+		return
+	}
+	if len(t.text)+len(s) > maxOutputEcho {
+		t.text, t.long = "", true
+		return
+	}
+	t.text += s
 }
 
 var _ acp.Client = (*acpClient)(nil)
@@ -52,6 +70,7 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	switch ev.Kind {
 	case EventAgentMessage:
 		c.turn.output = true
+		c.turn.addText(ev.Text)
 	case EventToolCall, EventToolCallUpdate:
 		c.turn.tool = true
 	}

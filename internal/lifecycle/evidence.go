@@ -48,6 +48,7 @@ func (e *Execution) fail(f failure) *FailureError {
 		Agent:           e.profile.Name,
 		Phase:           f.phase,
 		HadOutput:       f.turn.output,
+		OutputText:      f.turn.text,
 		HadToolActivity: f.turn.tool,
 		Cancelled:       f.cancelled,
 	}

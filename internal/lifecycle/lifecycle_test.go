@@ -73,6 +73,11 @@ func TestScenarioEvidence(t *testing.T) {
 			assert.Contains(t, ev.RPCData, `"details"`)
 			assert.Equal(t, tc.phase, ev.Phase)
 			assert.Equal(t, tc.hadOutput, ev.HadOutput)
+			if tc.hadOutput {
+				assert.Equal(t, "Echo: "+tc.prompt[:len("/conn-closed ")], ev.OutputText, "the streamed text is evidence")
+			} else {
+				assert.Empty(t, ev.OutputText)
+			}
 			assert.True(t, !ev.HadToolActivity)
 			assert.True(t, !ev.Cancelled)
 			assert.Empty(t, ev.Err, "an agent error is not a transport error")

@@ -50,6 +50,30 @@ func ExcerptOf(ev Evidence) string {
 }
 
 func classify(ev *Evidence, now time.Time, trace *[]RuleTrace) Classification {
+	c := classifyText(ev, now, trace)
+	c.OutputIsError = outputIsErrorEcho(ev)
+	return c
+}
+
+// outputIsErrorEcho: the turn's only text stands inside the error the agent
+// returned, so it was the error line streamed as text, not work.
+func outputIsErrorEcho(ev *Evidence) bool {
+	if !ev.HadOutput || ev.HadToolActivity {
+		return false
+	}
+	out := strings.TrimSpace(ev.OutputText)
+	if out == "" {
+		return false
+	}
+	for _, field := range []string{ev.RPCMessage, ev.RPCData, ev.Err, ev.StderrTail} {
+		if strings.Contains(field, out) {
+			return true
+		}
+	}
+	return false
+}
+
+func classifyText(ev *Evidence, now time.Time, trace *[]RuleTrace) Classification {
 	s := newScan(ev, now)
 	defer s.release()
 	for i := range ruleTable {

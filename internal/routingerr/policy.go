@@ -35,6 +35,8 @@ type PolicyConfig struct {
 	// lengthens, so a delay is never below the schedule nor the provider's
 	// retry-after. Default 0.2; at most 1.
 	Jitter float64
+	// NoJitter turns jitter off (Jitter's zero value means the default).
+	NoJitter bool
 	// Scale multiplies every delay, hints included (demos and tests).
 	// Default 1.
 	Scale float64
@@ -98,6 +100,9 @@ func (c PolicyConfig) withDefaults() PolicyConfig {
 	}
 	if c.Jitter <= 0 || c.Jitter > 1 || math.IsNaN(c.Jitter) {
 		c.Jitter = defaultJitter
+	}
+	if c.NoJitter {
+		c.Jitter = 0
 	}
 	if c.Scale <= 0 || math.IsNaN(c.Scale) || math.IsInf(c.Scale, 0) {
 		c.Scale = 1
@@ -209,7 +214,7 @@ func (p *Policy) Decide(c Classification, ev Evidence, st AttemptState, now time
 	case st.TaskMaxAttempts == 1:
 		// Disabled on the task, and never revived by a policy or a chain.
 		return Decision{Kind: DecisionManual, Reason: ReasonDisabled, Family: family}
-	case (ev.HadOutput || ev.HadToolActivity) && !c.ResumeSafe:
+	case (ev.HadOutput && !c.OutputIsError || ev.HadToolActivity) && !c.ResumeSafe:
 		base.Kind, base.Reason = DecisionManual, ReasonReplayUnsafe
 		return base
 	case family == FamilyRateLimited && c.RetryAfter != nil && *c.RetryAfter > p.cfg.MaxShortHint:

@@ -183,3 +183,43 @@ func TestPolicyWithClassify(t *testing.T) {
 		t.Errorf("429 with retry-after: %+v", d)
 	}
 }
+
+// claude-agent-acp streams its error line as text, then fails the prompt
+// with the same line: that echo is not output that makes a replay unsafe.
+func TestErrorEchoIsNotOutput(t *testing.T) {
+	line := "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment."
+	echo := Evidence{Phase: PhaseStreaming, HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error: " + line,
+		RPCData: `{"errorKind":"server_error"}`, HadOutput: true, OutputText: line}
+	c := Classify(echo, testNow)
+	if !c.OutputIsError || c.Code != "overloaded" {
+		t.Fatalf("echo: %+v", c)
+	}
+	if d := NewPolicy(PolicyConfig{}, func() float64 { return 0 }).Decide(c, echo, AttemptState{}, testNow); d.Kind != DecisionRetry {
+		t.Fatalf("an echoed error must still be retried, got %+v", d)
+	}
+	for name, ev := range map[string]Evidence{
+		"real work before the error": func() Evidence { e := echo; e.OutputText = "Here is the refactored function: …"; return e }(),
+		"output too long to keep":    func() Evidence { e := echo; e.OutputText = ""; return e }(),
+		"tools ran":                  func() Evidence { e := echo; e.HadToolActivity = true; return e }(),
+	} {
+		c := Classify(ev, testNow)
+		if c.OutputIsError {
+			t.Errorf("%s: OutputIsError must be false", name)
+		}
+		if d := NewPolicy(PolicyConfig{}, nil).Decide(c, ev, AttemptState{}, testNow); d.Kind != DecisionManual || d.Reason != ReasonReplayUnsafe {
+			t.Errorf("%s: want manual replay_unsafe, got %+v", name, d)
+		}
+	}
+}
+
+func TestNoJitterGivesExactDelays(t *testing.T) {
+	c := Classification{Code: "overloaded", Class: ClassTransient}
+	p := NewPolicy(PolicyConfig{NoJitter: true}, func() float64 { return 0.99 })
+	if d := p.Decide(c, Evidence{}, AttemptState{}, testNow); d.Delay != 5*time.Second {
+		t.Fatalf("want exactly 5s without jitter, got %v", d.Delay)
+	}
+	p = NewPolicy(PolicyConfig{}, func() float64 { return 0.99 })
+	if d := p.Decide(c, Evidence{}, AttemptState{}, testNow); d.Delay <= 5*time.Second || d.Delay > 6*time.Second {
+		t.Fatalf("default jitter must lengthen 5s by at most 20%%, got %v", d.Delay)
+	}
+}

@@ -28,9 +28,10 @@ type Evidence struct {
 	StderrTail string `json:"stderr_tail,omitempty"` // bounded tail of the agent's stderr
 	Err        string `json:"err,omitempty"`         // transport/Go error text, e.g. "peer disconnected before response"
 
-	HadOutput       bool `json:"had_output,omitempty"`        // the turn streamed assistant text
-	HadToolActivity bool `json:"had_tool_activity,omitempty"` // the turn emitted tool calls
-	Cancelled       bool `json:"cancelled,omitempty"`         // the user (or the daemon) cancelled this turn
+	HadOutput       bool   `json:"had_output,omitempty"`        // the turn streamed assistant text
+	OutputText      string `json:"output_text,omitempty"`       // the turn's assistant text when short (≤ 4 KiB), else ""
+	HadToolActivity bool   `json:"had_tool_activity,omitempty"` // the turn emitted tool calls
+	Cancelled       bool   `json:"cancelled,omitempty"`         // the user (or the daemon) cancelled this turn
 }
 
 // Class is the routing decision family of a classification.
@@ -54,5 +55,8 @@ type Classification struct {
 	RetryAfter *time.Duration `json:"retry_after"` // provider's hint; nil when unknown
 	ResetAt    *time.Time     `json:"reset_at"`    // absolute reset of a usage window; nil when unknown
 	ResumeSafe bool           `json:"resume_safe"` // resuming the agent session cannot duplicate work
-	Excerpt    string         `json:"excerpt"`     // sanitised, capped; safe to show and log
+	// OutputIsError: the turn's only output was the agent's own copy of this
+	// error (claude-agent-acp streams it before failing): not real work.
+	OutputIsError bool   `json:"output_is_error"`
+	Excerpt       string `json:"excerpt"` // sanitised, capped; safe to show and log
 }

@@ -2,27 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// shortSchedules keeps the retry tests fast without changing their shape.
-func shortSchedules(t *testing.T, overloaded string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	cfg := `retry:
-  overloaded: {delays: [` + overloaded + `], budget: 3}
-  network: {delays: [0s, 200ms], budget: 2}
-  rate_limited: {delays: [200ms], budget: 3}
-`
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
-	return path
-}
+	"github.com/orchestratord/orchestratord/test/daemontest"
+)
 
 func isNotice(e event) bool {
 	m := e.body().Message
@@ -35,9 +22,9 @@ func isBanner(e event) bool {
 }
 
 func TestOverloadedRecoversWithOneNoticeUpdatedInPlace(t *testing.T) {
-	d := startDaemon(t, t.TempDir(), "--config", shortSchedules(t, "200ms, 300ms, 400ms"))
-	c := d.dial(t)
-	s := c.createTask(t, map[string]any{"prompt": "/overloaded:2 fix it"})
+	d := daemontest.Start(t, t.TempDir(), "--config", daemontest.RetryConfig(t, "200ms, 300ms, 400ms"))
+	c := daemontest.Dial(t, d)
+	s := createTask(t, c, map[string]any{"prompt": "/overloaded:2 fix it"})
 	first := s.until(20*time.Second, isNotice)
 	require.Equal(t, "session.message.added", first.Action)
 	assert.Contains(t, first.body().Message.Text, "Provider overloaded — retrying in 1s (attempt 1/3)")
@@ -57,15 +44,15 @@ func TestOverloadedRecoversWithOneNoticeUpdatedInPlace(t *testing.T) {
 }
 
 func TestExhaustedThenResumeAndAuthNeverReplays(t *testing.T) {
-	d := startDaemon(t, t.TempDir(), "--config", shortSchedules(t, "100ms, 100ms, 100ms"))
-	c := d.dial(t)
-	s := c.createTask(t, map[string]any{"prompt": "/overloaded:4 refactor"})
+	d := daemontest.Start(t, t.TempDir(), "--config", daemontest.RetryConfig(t, "100ms, 100ms, 100ms"))
+	c := daemontest.Dial(t, d)
+	s := createTask(t, c, map[string]any{"prompt": "/overloaded:4 refactor"})
 	b := s.until(30*time.Second, isBanner)
 	assert.Equal(t, "The provider stayed overloaded after 3 retries.", b.body().Message.Text)
-	c.call("session.recover", map[string]any{"task_id": s.taskID, "session_id": s.id, "action": "resume"})
+	c.Call("session.recover", map[string]any{"task_id": s.taskID, "session_id": s.id, "action": "resume"})
 	assert.Equal(t, "end_turn", s.until(30*time.Second, turnDone).body().StopReason)
 
-	a := c.createTask(t, map[string]any{"prompt": "/auth hello"})
+	a := createTask(t, c, map[string]any{"prompt": "/auth hello"})
 	ab := a.until(20*time.Second, isBanner)
 	assert.Equal(t, "auth", ab.body().Message.Metadata["failure_code"])
 	for _, e := range a.seen {
@@ -74,14 +61,14 @@ func TestExhaustedThenResumeAndAuthNeverReplays(t *testing.T) {
 }
 
 func TestConnClosedResumesWithoutDuplicateUserTurn(t *testing.T) {
-	d := startDaemon(t, t.TempDir(), "--config", shortSchedules(t, "100ms"))
-	c := d.dial(t)
-	s := c.createTask(t, map[string]any{"prompt": "/conn-closed:1 write docs"})
+	d := daemontest.Start(t, t.TempDir(), "--config", daemontest.RetryConfig(t, "100ms"))
+	c := daemontest.Dial(t, d)
+	s := createTask(t, c, map[string]any{"prompt": "/conn-closed:1 write docs"})
 	assert.Equal(t, "end_turn", s.until(20*time.Second, func(e event) bool {
 		return turnDone(e) && e.body().StopReason != "retry_scheduled"
 	}).body().StopReason)
 	var snap subscribeResult
-	require.NoError(t, json.Unmarshal(c.call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
+	require.NoError(t, json.Unmarshal(c.Call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
 	users := 0
 	for _, m := range snap.Messages {
 		if m.Role == "user" {
@@ -93,19 +80,19 @@ func TestConnClosedResumesWithoutDuplicateUserTurn(t *testing.T) {
 
 func TestSIGKILLDuringRetryWaitFiresAtOriginalRetryAt(t *testing.T) {
 	dir := t.TempDir()
-	cfg := shortSchedules(t, "4s")
-	d := startDaemon(t, dir, "--config", cfg)
-	c := d.dial(t)
-	s := c.createTask(t, map[string]any{"prompt": "/overloaded:1 survive"})
+	cfg := daemontest.RetryConfig(t, "4s")
+	d := daemontest.Start(t, dir, "--config", cfg)
+	c := daemontest.Dial(t, d)
+	s := createTask(t, c, map[string]any{"prompt": "/overloaded:1 survive"})
 	n := s.until(20*time.Second, isNotice).body().Message
 	retryAt, err := time.Parse(time.RFC3339Nano, n.Metadata["retry_at"].(string))
 	require.NoError(t, err)
-	d.kill()
+	d.Kill()
 
-	d2 := startDaemon(t, dir, "--config", cfg)
-	c2 := d2.dial(t)
+	d2 := daemontest.Start(t, dir, "--config", cfg)
+	c2 := daemontest.Dial(t, d2)
 	var snap subscribeResult
-	require.NoError(t, json.Unmarshal(c2.call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
+	require.NoError(t, json.Unmarshal(c2.Call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
 	var notices []message
 	for _, m := range snap.Messages {
 		if m.Role == "status" {
@@ -114,11 +101,11 @@ func TestSIGKILLDuringRetryWaitFiresAtOriginalRetryAt(t *testing.T) {
 	}
 	require.Len(t, notices, 1, "the notice survives the crash")
 	assert.Equal(t, n.ID, notices[0].ID)
-	s2 := c2.follow(t, s.taskID, s.id, snap.LastSeq)
+	s2 := follow(t, c2, s.taskID, s.id, snap.LastSeq)
 	s2.until(20*time.Second, func(e event) bool { return e.Action == "session.turn.started" })
 	assert.False(t, time.Now().Before(retryAt), "the retry did not fire before retry_at")
 	assert.Equal(t, "end_turn", s2.until(20*time.Second, turnDone).body().StopReason)
-	require.NoError(t, json.Unmarshal(c2.call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
+	require.NoError(t, json.Unmarshal(c2.Call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
 	users := 0
 	for _, m := range snap.Messages {
 		if m.Role == "user" {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orchestratord/orchestratord/test/daemontest"
 )
 
 // event is one session notification as a client sees it.
@@ -56,14 +58,15 @@ type subscribeResult struct {
 
 // session follows one session over a client: replayed events, then live ones.
 type session struct {
-	c       *client
+	t       *testing.T
+	c       *daemontest.Client
 	id      string
 	taskID  string
 	pending []event
 	seen    []event
 }
 
-func (c *client) createTask(t *testing.T, payload map[string]any) *session {
+func createTask(t *testing.T, c *daemontest.Client, payload map[string]any) *session {
 	t.Helper()
 	var created struct {
 		Task struct {
@@ -73,21 +76,21 @@ func (c *client) createTask(t *testing.T, payload map[string]any) *session {
 			} `json:"sessions"`
 		} `json:"task"`
 	}
-	require.NoError(t, json.Unmarshal(c.call("task.create", payload), &created))
+	require.NoError(t, json.Unmarshal(c.Call("task.create", payload), &created))
 	require.Len(t, created.Task.Sessions, 1)
-	return c.follow(t, created.Task.ID, created.Task.Sessions[0].ID, 0)
+	return follow(t, c, created.Task.ID, created.Task.Sessions[0].ID, 0)
 }
 
-func (c *client) follow(t *testing.T, taskID, sessionID string, after int64) *session {
+func follow(t *testing.T, c *daemontest.Client, taskID, sessionID string, after int64) *session {
 	t.Helper()
 	var res subscribeResult
-	require.NoError(t, json.Unmarshal(c.call("session.subscribe", map[string]any{"session_id": sessionID, "after_seq": after}), &res))
-	return &session{c: c, id: sessionID, taskID: taskID, pending: res.Events}
+	require.NoError(t, json.Unmarshal(c.Call("session.subscribe", map[string]any{"session_id": sessionID, "after_seq": after}), &res))
+	return &session{t: t, c: c, id: sessionID, taskID: taskID, pending: res.Events}
 }
 
 // next returns the next event of this session, in order.
 func (s *session) next(timeout time.Duration) event {
-	s.c.t.Helper()
+	s.t.Helper()
 	if len(s.pending) > 0 {
 		e := s.pending[0]
 		s.pending = s.pending[1:]
@@ -95,14 +98,14 @@ func (s *session) next(timeout time.Duration) event {
 		return e
 	}
 	for {
-		n := s.c.waitNote(timeout, func(e envelope) bool { return strings.HasPrefix(e.Action, "session.") })
+		n := s.c.WaitNote(timeout, func(e daemontest.Envelope) bool { return strings.HasPrefix(e.Action, "session.") })
 		var e event
-		require.NoError(s.c.t, json.Unmarshal(n.Payload, &e))
+		require.NoError(s.t, json.Unmarshal(n.Payload, &e))
 		var ids struct {
 			SessionID string `json:"session_id"`
 			Seq       int64  `json:"seq"`
 		}
-		require.NoError(s.c.t, json.Unmarshal(n.Payload, &ids))
+		require.NoError(s.t, json.Unmarshal(n.Payload, &ids))
 		if ids.SessionID != s.id {
 			continue
 		}
@@ -114,7 +117,7 @@ func (s *session) next(timeout time.Duration) event {
 
 // until reads events until match.
 func (s *session) until(timeout time.Duration, match func(event) bool) event {
-	s.c.t.Helper()
+	s.t.Helper()
 	for {
 		if e := s.next(timeout); match(e) {
 			return e
@@ -126,10 +129,10 @@ func turnDone(e event) bool { return e.Action == "session.turn.completed" }
 
 func TestCreateStreamFollowUpAndRestartKeepsEveryMessageInOrder(t *testing.T) {
 	dir := t.TempDir()
-	d := startDaemon(t, dir)
-	c := d.dial(t)
+	d := daemontest.Start(t, dir)
+	c := daemontest.Dial(t, d)
 
-	s := c.createTask(t, map[string]any{"prompt": "hello there", "agent": "mock"})
+	s := createTask(t, c, map[string]any{"prompt": "hello there", "agent": "mock"})
 	done := s.until(20*time.Second, turnDone)
 	assert.Equal(t, "end_turn", done.body().StopReason)
 	chunks := 0
@@ -140,7 +143,7 @@ func TestCreateStreamFollowUpAndRestartKeepsEveryMessageInOrder(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, chunks, 2, "the reply streams in several chunks")
 
-	c.call("session.prompt", map[string]any{"session_id": s.id, "text": "and a follow-up"})
+	c.Call("session.prompt", map[string]any{"session_id": s.id, "text": "and a follow-up"})
 	s.until(20*time.Second, turnDone)
 	s.until(5*time.Second, func(e event) bool {
 		return e.Action == "session.state_changed" && e.body().State == "WAITING_FOR_INPUT"
@@ -149,11 +152,11 @@ func TestCreateStreamFollowUpAndRestartKeepsEveryMessageInOrder(t *testing.T) {
 		require.Equal(t, int64(i+1), e.Seq, "seq is per-session monotonic without gaps")
 	}
 
-	d.stop()
-	d2 := startDaemon(t, dir)
-	c2 := d2.dial(t)
+	d.Stop(t)
+	d2 := daemontest.Start(t, dir)
+	c2 := daemontest.Dial(t, d2)
 	var res subscribeResult
-	require.NoError(t, json.Unmarshal(c2.call("session.subscribe", map[string]any{"session_id": s.id, "after_seq": 0}), &res))
+	require.NoError(t, json.Unmarshal(c2.Call("session.subscribe", map[string]any{"session_id": s.id, "after_seq": 0}), &res))
 	require.Len(t, res.Events, len(s.seen), "the full history is replayed after a restart")
 	for i := range s.seen {
 		assert.Equal(t, s.seen[i].Seq, res.Events[i].Seq)
@@ -162,7 +165,7 @@ func TestCreateStreamFollowUpAndRestartKeepsEveryMessageInOrder(t *testing.T) {
 	}
 
 	var snap subscribeResult
-	require.NoError(t, json.Unmarshal(c2.call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
+	require.NoError(t, json.Unmarshal(c2.Call("session.subscribe", map[string]any{"session_id": s.id}), &snap))
 	var roles []string
 	for _, m := range snap.Messages {
 		roles = append(roles, m.Role)
@@ -178,26 +181,26 @@ func TestCreateStreamFollowUpAndRestartKeepsEveryMessageInOrder(t *testing.T) {
 			State string `json:"state"`
 		} `json:"tasks"`
 	}
-	require.NoError(t, json.Unmarshal(c2.call("task.list", map[string]any{}), &list))
+	require.NoError(t, json.Unmarshal(c2.Call("task.list", map[string]any{}), &list))
 	require.Len(t, list.Tasks, 1)
 	assert.Equal(t, "REVIEW", list.Tasks[0].State)
 }
 
 func TestStopARunningTurnFromTheSocket(t *testing.T) {
-	d := startDaemon(t, t.TempDir())
-	c := d.dial(t)
-	s := c.createTask(t, map[string]any{"prompt": "/slow:20000 long job"})
+	d := daemontest.Start(t, t.TempDir())
+	c := daemontest.Dial(t, d)
+	s := createTask(t, c, map[string]any{"prompt": "/slow:20000 long job"})
 	s.until(20*time.Second, func(e event) bool {
 		return e.Action == "session.state_changed" && e.body().State == "RUNNING"
 	})
-	c.call("session.stop", map[string]any{"session_id": s.id})
+	c.Call("session.stop", map[string]any{"session_id": s.id})
 	assert.Equal(t, "cancelled", s.until(10*time.Second, turnDone).body().StopReason)
 }
 
 func TestUnknownAgentIsAClearError(t *testing.T) {
-	d := startDaemon(t, t.TempDir())
-	c := d.dial(t)
-	e := c.request("task.create", map[string]any{"prompt": "hi", "agent": "nope"})
+	d := daemontest.Start(t, t.TempDir())
+	c := daemontest.Dial(t, d)
+	e := c.Request("task.create", map[string]any{"prompt": "hi", "agent": "nope"})
 	require.Equal(t, "error", e.Type)
 	var p struct{ Code, Message string }
 	require.NoError(t, json.Unmarshal(e.Payload, &p))
@@ -208,38 +211,38 @@ func TestUnknownAgentIsAClearError(t *testing.T) {
 func TestMissingAgentExecutableIsAClearErrorOnTheTask(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "agents.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte("agents:\n  ghost:\n    command: /nonexistent/ghost-agent\n"), 0o600))
-	d := startDaemon(t, t.TempDir(), "--agents", cfg)
-	c := d.dial(t)
+	d := daemontest.Start(t, t.TempDir(), "--agents", cfg)
+	c := daemontest.Dial(t, d)
 	var agents struct {
 		Agents []struct {
 			Name      string `json:"name"`
 			Available bool   `json:"available"`
 		} `json:"agents"`
 	}
-	require.NoError(t, json.Unmarshal(c.call("agent.list", map[string]any{}), &agents))
+	require.NoError(t, json.Unmarshal(c.Call("agent.list", map[string]any{}), &agents))
 	avail := map[string]bool{}
 	for _, a := range agents.Agents {
 		avail[a.Name] = a.Available
 	}
 	assert.Equal(t, map[string]bool{"mock": true, "ghost": false}, avail)
 
-	s := c.createTask(t, map[string]any{"prompt": "hello", "agent": "ghost"})
+	s := createTask(t, c, map[string]any{"prompt": "hello", "agent": "ghost"})
 	b := s.until(20*time.Second, isBanner).body().Message
 	assert.Equal(t, "user_action", b.Metadata["class"])
 	assert.Contains(t, b.Metadata["excerpt"], "ghost-agent")
 	// The daemon is still healthy.
-	code, _ := d.get(t, "/healthz", false)
+	code, _ := d.Get(t, "/healthz", false)
 	assert.Equal(t, 200, code)
 }
 
 func TestMetricsNeedTheTokenAndCountRetries(t *testing.T) {
-	d := startDaemon(t, t.TempDir(), "--config", shortSchedules(t, "100ms"))
-	code, _ := d.get(t, "/metrics", false)
+	d := daemontest.Start(t, t.TempDir(), "--config", daemontest.RetryConfig(t, "100ms"))
+	code, _ := d.Get(t, "/metrics", false)
 	assert.Equal(t, 401, code)
-	c := d.dial(t)
-	s := c.createTask(t, map[string]any{"prompt": "/overloaded:1 count me"})
+	c := daemontest.Dial(t, d)
+	s := createTask(t, c, map[string]any{"prompt": "/overloaded:1 count me"})
 	s.until(20*time.Second, func(e event) bool { return turnDone(e) && e.body().StopReason == "end_turn" })
-	code, body := d.get(t, "/metrics", true)
+	code, body := d.Get(t, "/metrics", true)
 	require.Equal(t, 200, code)
 	assert.Contains(t, body, `orchestratord_retries_scheduled_total{routing_code="overloaded"} 1`)
 	assert.Contains(t, body, `orchestratord_retry_outcomes_total{outcome="recovered"} 1`)
