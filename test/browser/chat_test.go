@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/orchestratord/orchestratord/test/daemontest"
 )
 
 // agentText returns JS for the text of the n-th agent message ("" if none).
@@ -22,7 +24,7 @@ const idleJS = `document.getElementById('chat').dataset.state === 'WAITING_FOR_I
 func TestCreateTaskAndSeeStreamedReplyAt375px(t *testing.T) {
 	d := startDaemon(t, "")
 	tb := newBrowser(t, 375, 812)
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 	tb.do(chromedp.SendKeys(chromedp.ID("nt-title"), "Say hello"))
 	tb.screenshotPage("new-task-375px.png")
 
@@ -106,7 +108,7 @@ func TestReconnectMidStreamShowsEveryMessageOnce(t *testing.T) {
 	d := startDaemon(t, "")
 	p := startProxy(t, strings.TrimPrefix(d.URL, "http://"))
 	tb := newBrowser(t, 1280, 900)
-	tb.open(d.pageURL(p.Addr())) // every byte goes through the proxy
+	tb.open(d.PageURL(p.Addr())) // every byte goes through the proxy
 
 	sessionID := tb.createTask("/slow:4000 stream through the cut", "")
 	tb.waitJS("the reply to start", agentText(0)+`.includes('step 2/10.')`, 15*time.Second)
@@ -160,7 +162,7 @@ func TestReconnectMidStreamShowsEveryMessageOnce(t *testing.T) {
 
 // compareWithDaemon checks that the page shows exactly the daemon's messages:
 // each once, in the same order, with the same text.
-func compareWithDaemon(t *testing.T, tb *tab, d *daemon, sessionID string) {
+func compareWithDaemon(t *testing.T, tb *tab, d *daemontest.Daemon, sessionID string) {
 	t.Helper()
 	got := eval[[]pageMessage](tb, messagesJS)
 	seen := map[string]bool{}
@@ -171,7 +173,7 @@ func compareWithDaemon(t *testing.T, tb *tab, d *daemon, sessionID string) {
 		seen[m.ID] = true
 	}
 	var want []serverMessage
-	for _, m := range d.snapshot(t, sessionID) {
+	for _, m := range snapshot(t, d, sessionID) {
 		if m.Role == "status" && (m.Metadata["kind"] == "retry_notice" || m.Metadata["kind"] == "recovery") {
 			continue // pinned above the prompt box, not in the log
 		}
@@ -192,7 +194,7 @@ func compareWithDaemon(t *testing.T, tb *tab, d *daemon, sessionID string) {
 func TestHTMLInMessagesRendersAsText(t *testing.T) {
 	d := startDaemon(t, "")
 	tb := newBrowser(t, 1280, 900)
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 
 	payload := "<img src=x onerror=alert(1)> [click](javascript:alert(2)) [docs](https://example.com/a?b=1) **safe**"
 	tb.createTask(payload, "")
@@ -254,7 +256,7 @@ func TestHTMLInMessagesRendersAsText(t *testing.T) {
 func TestMaxAttemptsToolCardAndStop(t *testing.T) {
 	d := startDaemon(t, retryConfig(t, "3s"))
 	tb := newBrowser(t, 1280, 900)
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 	watchCardWhileRunning(tb)
 
 	tb.createTask("/overloaded:1 no retries please", "1")

@@ -11,7 +11,7 @@ import (
 func TestPageModules(t *testing.T) {
 	d := startDaemon(t, "")
 	tb := newBrowser(t, 1280, 900)
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 
 	cases := []struct{ name, src, want string }{
 		{"inline", "plain *em* **strong** ***both*** `code` ~~del~~",

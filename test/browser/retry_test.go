@@ -40,7 +40,7 @@ func watchCardWhileRunning(tb *tab) {
 func TestOverloadedShowsRetryCardThenReply(t *testing.T) {
 	d := startDaemon(t, retryConfig(t, "3s"))
 	tb := newBrowser(t, 375, 812) // the card on a phone
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 	watchCardWhileRunning(tb)
 
 	tb.createTask("/overloaded:1 build the parser", "")
@@ -88,7 +88,7 @@ func TestOverloadedShowsRetryCardThenReply(t *testing.T) {
 func TestCancelShowsBannerAndResumeReplies(t *testing.T) {
 	d := startDaemon(t, retryConfig(t, "250ms, 3s, 250ms"))
 	tb := newBrowser(t, 1280, 900)
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 
 	tb.createTask("/overloaded:5 migrate the schema", "")
 	tb.waitJS("attempt 2 of 3", cardVisibleJS+` && document.getElementById('retry-card').textContent.includes('Attempt 2 of 3')`, 20*time.Second)
@@ -137,7 +137,7 @@ func TestCancelShowsBannerAndResumeReplies(t *testing.T) {
 func TestRetryCardSurvivesReloadAndMatchesInSecondTab(t *testing.T) {
 	d := startDaemon(t, retryConfig(t, "40s"))
 	tb := newBrowser(t, 1280, 900)
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 
 	tb.createTask("/overloaded:1 keep the countdown", "")
 	tb.waitJS("the retry card", cardVisibleJS, 15*time.Second)
@@ -200,7 +200,7 @@ func TestUsageLimitBannerShowsResetInLocalTime(t *testing.T) {
 	if _, err := chromedp.Call(tb.ctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "en-US"}); err != nil {
 		t.Fatal(err)
 	}
-	tb.open(d.pageURL(""))
+	tb.open(d.PageURL(""))
 	watchCardWhileRunning(tb)
 
 	tb.createTask("/usage-limit summarise the logs", "")
