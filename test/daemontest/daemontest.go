@@ -5,6 +5,7 @@ package daemontest
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -85,8 +86,15 @@ var uiLine = regexp.MustCompile(`orchestratord UI: (http://[^/]+)/\?token=(\S+)`
 // (with its agents) when the test ends, and its logs are shown if it failed.
 func Start(t testing.TB, dataDir string, args ...string) *Daemon {
 	t.Helper()
+	return StartEnv(t, nil, dataDir, args...)
+}
+
+// StartEnv is Start with the daemon's whole environment given (nil: inherit).
+func StartEnv(t testing.TB, env []string, dataDir string, args ...string) *Daemon {
+	t.Helper()
 	all := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json"}, args...)
 	cmd := exec.Command(Binary, all...)
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -203,6 +211,18 @@ func RetryConfig(t testing.TB, overloaded string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// LogLines returns the daemon's JSON log lines whose msg is msg.
+func (d *Daemon) LogLines(msg string) []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(d.Logs(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == msg {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Tail keeps the last n lines of s.
