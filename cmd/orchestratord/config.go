@@ -13,13 +13,26 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/overload"
 	"github.com/orchestratord/orchestratord/internal/routingerr"
 )
 
 // fileConfig is the --agents / --config file: YAML (and so JSON).
 type fileConfig struct {
-	Agents map[string]lifecycle.Profile `json:"agents"`
-	Retry  *retryConfig                 `json:"retry"`
+	Agents   map[string]lifecycle.Profile `json:"agents"`
+	Retry    *retryConfig                 `json:"retry"`
+	Overload *overloadConfig              `json:"overload"`
+}
+
+// overloadConfig is the `overload:` section: the provider overload gate.
+// Whether the gate is on is the --overload-gate flag.
+type overloadConfig struct {
+	Threshold     *int     `json:"threshold"`      // distinct failing sessions that open a gate; default 3
+	Window        string   `json:"window"`         // within this span; default 30s
+	Deadline      string   `json:"deadline"`       // longest wait of one session; default 30m
+	FirstProbe    string   `json:"first_probe"`    // opening → first probe; default 5s
+	Backoff       []string `json:"backoff"`        // after failed probes; default [10s, 20s, 40s, 60s]
+	ReleaseWindow string   `json:"release_window"` // spread of releases; default 5s
 }
 
 type retryConfig struct {
@@ -132,6 +145,66 @@ func policyConfig(scale float64, files ...fileConfig) (routingerr.PolicyConfig, 
 		return pc, err
 	}
 	return pc, nil
+}
+
+// gateConfig builds the overload gate's configuration from --overload-gate,
+// the files' `overload:` sections and --retry-scale (which scales the
+// gate's intervals like every retry delay).
+func gateConfig(gate string, scale float64, files ...fileConfig) (overload.Config, error) {
+	oc := overload.Config{Scale: scale}
+	switch gate {
+	case "on":
+	case "off":
+		oc.Disabled = true
+	default:
+		return oc, fmt.Errorf("--overload-gate must be on or off, got %q", gate)
+	}
+	dur := func(key, v string, dst *time.Duration) error {
+		if v == "" {
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("overload.%s: %w", key, err)
+		}
+		*dst = d
+		return nil
+	}
+	for _, fc := range files {
+		c := fc.Overload
+		if c == nil {
+			continue
+		}
+		if c.Threshold != nil {
+			oc.Threshold = *c.Threshold
+			if oc.Threshold < 1 {
+				return oc, fmt.Errorf("overload.threshold must be at least 1, got %d", oc.Threshold)
+			}
+		}
+		for _, f := range []struct {
+			key, v string
+			dst    *time.Duration
+		}{{"window", c.Window, &oc.Window}, {"deadline", c.Deadline, &oc.Deadline},
+			{"first_probe", c.FirstProbe, &oc.FirstProbe}, {"release_window", c.ReleaseWindow, &oc.ReleaseWindow}} {
+			if err := dur(f.key, f.v, f.dst); err != nil {
+				return oc, err
+			}
+		}
+		if len(c.Backoff) > 0 {
+			oc.Backoff = nil
+			for i, v := range c.Backoff {
+				var d time.Duration
+				if err := dur(fmt.Sprintf("backoff[%d]", i), v, &d); err != nil {
+					return oc, err
+				}
+				oc.Backoff = append(oc.Backoff, d)
+			}
+		}
+	}
+	if err := oc.Validate(); err != nil {
+		return oc, err
+	}
+	return oc, nil
 }
 
 // bindEnv fills every flag not given on the command line from

@@ -23,7 +23,8 @@ func newMockAgentCmd() *cobra.Command {
 		Short: "Run the built-in ACP mock agent on stdin/stdout (failure scenarios for tests and demos)",
 		Long: "Run the built-in ACP mock agent on stdin/stdout. Prompts starting with /overloaded[:N],\n" +
 			"/conn-closed[:N], /rate-limit[:N[:SECS]], /usage-limit, /auth, /too-long, /crash[:N],\n" +
-			"/slow[:MS] or /tool play a scenario; anything else is echoed back.",
+			"/slow[:MS], /tool or /wall (a 529 while STATE_DIR/wall.json says {\"up\":true}) play a\n" +
+			"scenario; anything else is echoed back.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("state-dir") {

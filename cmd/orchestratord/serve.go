@@ -37,6 +37,7 @@ type serveOptions struct {
 	logFormat  string
 	logLevel   string
 	retryScale float64
+	gate       string
 	shutdown   time.Duration
 }
 
@@ -58,10 +59,11 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "data directory: SQLite file, token, workspaces (env ORCHESTRATORD_DATA_DIR)")
 	f.StringVar(&o.token, "token", "", "fixed access token; default: generated once and kept in the data dir (env ORCHESTRATORD_TOKEN)")
 	f.StringVar(&o.agentsFile, "agents", "", "YAML/JSON file with agent profiles, merged over the built-ins (env ORCHESTRATORD_AGENTS)")
-	f.StringVar(&o.configFile, "config", "", "YAML/JSON config file: agents and retry schedules (env ORCHESTRATORD_CONFIG)")
+	f.StringVar(&o.configFile, "config", "", "YAML/JSON config file: agents, retry schedules, overload gate (env ORCHESTRATORD_CONFIG)")
 	f.StringVar(&o.logFormat, "log-format", "console", "log format: console or json (env ORCHESTRATORD_LOG_FORMAT)")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error (env ORCHESTRATORD_LOG_LEVEL)")
 	f.Float64Var(&o.retryScale, "retry-scale", 1, "multiply every retry delay, for demos and tests (env ORCHESTRATORD_RETRY_SCALE)")
+	f.StringVar(&o.gate, "overload-gate", "on", "provider overload gate: on (one probe while sessions wait) or off (every session retries on its own) (env ORCHESTRATORD_OVERLOAD_GATE)")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 15*time.Second, "bound on graceful shutdown (env ORCHESTRATORD_SHUTDOWN_TIMEOUT)")
 	return cmd
 }
@@ -125,6 +127,10 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	gate, err := gateConfig(o.gate, o.retryScale, files...)
+	if err != nil {
+		return err
+	}
 	token, generated, err := loadToken(dataDir, o.token)
 	if err != nil {
 		return err
@@ -145,7 +151,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	svc, err := orchestrator.New(orchestrator.Config{
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
-		Logger: log.Named("orchestrator"), Policy: policy, Metrics: orchestrator.NewMetrics(reg),
+		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
 	})
 	if err != nil {
 		return err
@@ -170,7 +176,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	url := fmt.Sprintf("http://%s/?token=%s", displayAddr(ln.Addr().String()), token)
 	log.Info("orchestratord listening", zap.String("addr", ln.Addr().String()), zap.String("data_dir", dataDir),
-		zap.String("agents", profileNames(profiles)), zap.Float64("retry_scale", o.retryScale))
+		zap.String("agents", profileNames(profiles)), zap.Float64("retry_scale", o.retryScale), zap.String("overload_gate", o.gate))
 	if generated {
 		fmt.Fprintf(stdout, "A new access token was generated and saved in %s.\n", filepath.Join(dataDir, "token"))
 	}

@@ -194,6 +194,17 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	}
 
 	reply := "Echo: " + prompt
+	if isScenario && sc.name == scWall {
+		up, err := a.store.hitWall(a.taskID, sid, prompt, time.Now())
+		if err != nil {
+			return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+		}
+		if up {
+			a.log.Info("wall is up", zap.String("task", a.taskID))
+			return a.fail(ctx, sid, sc, prompt)
+		}
+		return a.reply(ctx, sid, reply)
+	}
 	if isScenario && sc.fails() {
 		task := a.taskID
 		if task == "" {

@@ -16,6 +16,9 @@
 //	/slow[:MS]              ten chunks over MS milliseconds (default 3000); honours session/cancel
 //	/tool                   tool_call, session/request_permission, tool_call_update
 //	                        (completed if allowed, failed if not), then a reply
+//	/wall                   a provider shared by every session: the 529 of /overloaded while
+//	                        the wall is up (SetWall, a file in StateDir), "Echo: <prompt>"
+//	                        otherwise; every /wall prompt is logged (WallRequests)
 //	anything else           "Echo: <prompt>" in at least three chunks
 //
 // N is how many prompts fail before the scenario recovers: default 1 for

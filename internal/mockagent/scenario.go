@@ -25,6 +25,8 @@ const (
 	// scToolOverloaded runs a tool, then fails with a 529: a turn that must
 	// not be replayed blindly because it already acted.
 	scToolOverloaded = "tool-overloaded"
+	// scWall fails with a 529 while the shared wall (wall.go) is up.
+	scWall = "wall"
 )
 
 // always is N for scenarios that never recover by themselves.
@@ -56,7 +58,13 @@ type scenario struct {
 	ms    int    // slow: total duration
 }
 
-func (s scenario) fails() bool { _, ok := failDefaults[s.name]; return ok }
+func (s scenario) fails() bool {
+	if s.name == scWall {
+		return true
+	}
+	_, ok := failDefaults[s.name]
+	return ok
+}
 
 // parseScenario reads the first word of the first line. Unknown "/words"
 // are not scenarios (they echo); malformed numbers fall back to defaults.
@@ -82,7 +90,7 @@ func parseScenario(text string) (scenario, bool) {
 	switch s.name {
 	case scSlow:
 		s.ms = num(1, defaultSlowMS)
-	case scTool:
+	case scTool, scWall:
 	case scRateLimit:
 		s.n = num(1, failDefaults[s.name])
 		s.secs = num(2, defaultRetryAfterSecs)
@@ -121,7 +129,7 @@ func apiError(detail string) *acp.RequestError {
 // scenarioError is the JSON-RPC error a failing scenario answers with.
 func scenarioError(s scenario, now time.Time) *acp.RequestError {
 	switch s.name {
-	case scOverloaded, scToolOverloaded:
+	case scOverloaded, scToolOverloaded, scWall:
 		return apiError(`API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"` + requestID() + `"}`)
 	case scConnClosed:
 		return apiError("API Error: Connection closed mid-response. The response above may be incomplete.")

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/overload"
 	"github.com/orchestratord/orchestratord/internal/routingerr"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
@@ -25,6 +26,9 @@ type Store interface {
 	ListMessages(ctx context.Context, sessionID string) ([]store.Message, error)
 	ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]store.Event, error)
 	SaveExecution(ctx context.Context, e store.Execution) error
+	SaveGate(ctx context.Context, g store.Gate) error
+	DeleteGate(ctx context.Context, key string) error
+	ListGates(ctx context.Context) ([]store.Gate, error)
 	SavePendingRetry(ctx context.Context, r store.PendingRetry) error
 	ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error)
 	DeletePendingRetry(ctx context.Context, sessionID string) error
@@ -72,7 +76,11 @@ type Config struct {
 	Logger  *zap.Logger  // default: no-op
 	// Policy is the retry policy (schedules, budgets, jitter, scale).
 	Policy routingerr.PolicyConfig
-	// Rand is the jitter source in [0,1); default math/rand.
+	// Overload configures the provider overload gates (threshold, window,
+	// probe backoff, release window, deadline); zero values are the
+	// defaults, and the gates are on unless Overload.Disabled.
+	Overload overload.Config
+	// Rand is the jitter source in [0,1) of retries and gate releases; default math/rand.
 	Rand func() float64
 	// Metrics receives counters; default: unregistered (discarded).
 	Metrics *Metrics

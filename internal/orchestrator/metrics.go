@@ -2,13 +2,19 @@ package orchestrator
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// Metrics are the retry owner's Prometheus collectors.
+// Metrics are the retry owner's and the overload gates' Prometheus collectors.
 type Metrics struct {
 	failures       *prometheus.CounterVec
 	retriesArmed   *prometheus.CounterVec
 	outcomes       *prometheus.CounterVec
 	retryDelay     prometheus.Histogram
 	parkedSessions prometheus.Gauge
+
+	// Overload gates, by gate key (agent profile).
+	gateOpen    *prometheus.GaugeVec
+	gateWaiting *prometheus.GaugeVec
+	gateProbes  *prometheus.CounterVec
+	gateRelease prometheus.Histogram
 }
 
 // Retry chain outcomes.
@@ -17,6 +23,7 @@ const (
 	outcomeExhausted  = "exhausted"
 	outcomeCancelled  = "cancelled"
 	outcomeSuperseded = "superseded"
+	outcomeDeadline   = "deadline" // waited on an overload gate past the deadline
 )
 
 // NewMetrics creates the collectors and registers them on reg (nil: not registered).
@@ -43,9 +50,27 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "orchestratord_parked_sessions",
 			Help: "Sessions waiting for an automatic retry.",
 		}),
+		gateOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "orchestratord_overload_gate_open",
+			Help: "1 while the provider overload gate of a key is open, else 0.",
+		}, []string{"gate"}),
+		gateWaiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "orchestratord_overload_gate_waiting_sessions",
+			Help: "Sessions waiting on the overload gate of a key (its probe not included).",
+		}, []string{"gate"}),
+		gateProbes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orchestratord_overload_gate_probes_total",
+			Help: "Probes sent by overload gates.",
+		}, []string{"gate"}),
+		gateRelease: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "orchestratord_overload_gate_release_seconds",
+			Help:    "Time from a session starting to wait on an overload gate to its release.",
+			Buckets: []float64{1, 5, 10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600},
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.failures, m.retriesArmed, m.outcomes, m.retryDelay, m.parkedSessions)
+		reg.MustRegister(m.failures, m.retriesArmed, m.outcomes, m.retryDelay, m.parkedSessions,
+			m.gateOpen, m.gateWaiting, m.gateProbes, m.gateRelease)
 	}
 	return m
 }

@@ -22,8 +22,13 @@ import (
 // parkedRetry is the in-memory twin of a store.PendingRetry row.
 type parkedRetry struct {
 	rec         store.PendingRetry
-	timer       *quartz.Timer // nil once fired or stopped
+	timer       *quartz.Timer // own retry timer, or the deadline while waiting on a gate; nil once fired or stopped
 	dispatching bool          // claimed; its attempt is running
+
+	// Overload gate (gate.go).
+	gate       string // key of the gate it waits on (or probes for); "" when on its own schedule
+	probe      bool   // dispatched as the gate's probe
+	noticeSaid string // what the waiting notice says, as last written (gateView.said)
 }
 
 // turnFailedLocked classifies a failure and parks a retry or shows the banner.
@@ -42,6 +47,9 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 		zap.String("rule_id", c.RuleID), zap.String("decision", string(d.Kind)), zap.String("reason", d.Reason),
 		zap.Int("retry", t.retry), zap.String("excerpt", c.Excerpt))
 	s.saveExecution(rt, t, ev, c)
+	if s.gateFailedLocked(rt, t, c, d, now) {
+		return
+	}
 	if d.Kind == routingerr.DecisionRetry {
 		if err := s.parkLocked(rt, t, c, d, now); err == nil {
 			return
@@ -76,6 +84,9 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 		RetryAt: retryAt, Prompt: t.prompt, Resume: true,
 		NoticeID: noticeID, State: store.RetryPending, CreatedAt: now,
 	}
+	if !rt.chain.deadline.IsZero() {
+		rec.Extra = map[string]any{extraGateDeadline: rt.chain.deadline.UTC().Format(time.RFC3339Nano)}
+	}
 	text := fmt.Sprintf("%s — retrying in %s (attempt %d/%d)", routingerr.FamilyLabel(c.Code), humanDelay(d.Delay), d.Retry, d.MaxAttempts)
 	if err := s.upsertNoticeLocked(rt, text, rec); err != nil {
 		s.log.Error("persist pending retry failed; falling back to manual recovery", zap.String("session_id", rt.sess.ID), zap.Error(err))
@@ -83,8 +94,15 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 	}
 	_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": "retry_scheduled"}, change{})
 	_ = s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskInProgress)
-	rt.chain = chainState{retry: d.Retry, max: d.MaxAttempts}
-	if rt.retry == nil {
+	rt.chain = chainState{retry: d.Retry, max: d.MaxAttempts, deadline: rt.chain.deadline}
+	if old := rt.retry; old != nil {
+		if old.timer != nil {
+			old.timer.Stop()
+		}
+		if old.gate != "" {
+			s.gateLeaveLocked(rt.sess.ID, old.gate, now)
+		}
+	} else {
 		s.cfg.Metrics.parkedSessions.Inc()
 	}
 	rt.retry = &parkedRetry{rec: rec}
@@ -118,14 +136,7 @@ func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.Pendi
 		Actions: []store.Action{{ID: "cancel_retry", Label: "Cancel", Type: "ws_request", Action: "session.recover",
 			Payload: map[string]any{"task_id": rt.task.ID, "session_id": rt.sess.ID, "action": RecoverCancelRetry}}},
 	}
-	if rt.notice == rec.NoticeID {
-		return s.replaceMessageWithLocked(rt, m, change{retry: &rec})
-	}
-	if err := s.addMessageWithLocked(rt, m, change{retry: &rec}); err != nil {
-		return err
-	}
-	rt.notice = m.ID
-	return nil
+	return s.writeNoticeLocked(rt, m, change{retry: &rec})
 }
 
 // fire is the timer callback: claim exactly once, then re-drive the prompt.
@@ -145,20 +156,44 @@ func (s *Service) fire(sessionID string, gen int64, attempt int) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	p := rt.retry
-	if p == nil || p.dispatching || p.rec.Generation != gen || p.rec.Attempt != attempt || rt.turn != nil {
-		return // superseded, cancelled, or already claimed
+	if p == nil || p.rec.Generation != gen || p.rec.Attempt != attempt {
+		return // superseded or cancelled
 	}
-	ok, err := s.store.ClaimPendingRetry(s.storeCtx(), sessionID, gen, attempt)
-	if err != nil || !ok {
-		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", ok), zap.Error(err))
+	p.timer = nil // this one fired
+	s.fireLocked(rt, p)
+}
+
+// fireLocked runs a due retry, unless its overload gate holds it back.
+func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
+	if p.dispatching || rt.turn != nil {
+		return // already claimed
+	}
+	if s.gateDueLocked(rt, p) {
 		return
 	}
-	p.timer = nil
+	s.dispatchLocked(rt, p)
+}
+
+// dispatchLocked claims a parked retry and starts its attempt.
+func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
+	sessionID := rt.sess.ID
+	ok, err := s.store.ClaimPendingRetry(s.storeCtx(), sessionID, p.rec.Generation, p.rec.Attempt)
+	if err != nil || !ok {
+		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", ok), zap.Error(err))
+		if p.probe {
+			s.gateAbandonLocked(rt, s.now())
+		}
+		return
+	}
+	if p.timer != nil {
+		p.timer.Stop() // a waiting session's deadline
+		p.timer = nil
+	}
 	p.dispatching = true
 	p.rec.State = store.RetryDispatching
 	t := s.newTurn(rt, p.rec.Prompt)
-	t.replay, t.retry, t.fresh = true, attempt, !p.rec.Resume
-	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", attempt))
+	t.replay, t.retry, t.fresh = true, p.rec.Attempt, !p.rec.Resume
+	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe))
 	_ = s.launchLocked(rt, t, nil)
 }
 
@@ -179,6 +214,9 @@ func (s *Service) clearRetryLocked(rt *sessionRT) {
 	}
 	if p.timer != nil {
 		p.timer.Stop()
+	}
+	if p.gate != "" {
+		s.gateLeaveLocked(rt.sess.ID, p.gate, s.now())
 	}
 	rt.retry = nil
 	s.cfg.Metrics.parkedSessions.Dec()
@@ -207,8 +245,11 @@ func (s *Service) retireBannerLocked(rt *sessionRT) {
 	}
 }
 
-// kindRetryCancelled: the user pressed Cancel on a retry notice.
-const kindRetryCancelled = "retry_cancelled"
+// Recovery banner reasons besides the policy's.
+const (
+	kindRetryCancelled = "retry_cancelled" // the user pressed Cancel on a retry notice
+	kindGateDeadline   = "gate_deadline"   // waited on an overload gate past the chain's deadline
+)
 
 // recoveryReason says why a turn needs a human.
 type recoveryReason struct {
@@ -216,6 +257,7 @@ type recoveryReason struct {
 	class    routingerr.Classification
 	decision routingerr.Decision
 	retries  int
+	wait     time.Duration // gate_deadline: the deadline that passed
 }
 
 func (r recoveryReason) text() string {
@@ -229,6 +271,8 @@ func (r recoveryReason) text() string {
 		return "The daemon stopped while a retry was being sent. Nothing was re-sent automatically."
 	case "exhausted":
 		return exhaustedText(c.Code, r.retries)
+	case kindGateDeadline:
+		return deadlineText(c.Code, r.wait)
 	case "disabled":
 		return routingerr.Describe(c) + " Automatic retry is off for this task."
 	case "replay_unsafe":
@@ -262,8 +306,11 @@ func exhaustedText(code string, retries int) string {
 // recoveryBannerLocked ends the chain and asks the user what to do.
 func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason) {
 	outcome := outcomeExhausted
-	if r.kind == kindRetryCancelled {
+	switch r.kind {
+	case kindRetryCancelled:
 		outcome = outcomeCancelled
+	case kindGateDeadline:
+		outcome = outcomeDeadline
 	}
 	if rt.retry != nil || r.kind == "exhausted" {
 		s.cfg.Metrics.outcomes.WithLabelValues(outcome).Inc()
@@ -335,6 +382,9 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 		next.AgentSessionID = ""
 	}
 	rt.chain = chainState{}
+	if s.gateResumeLocked(rt, prompt, &next, fresh) {
+		return nil // waits on the provider's overload gate
+	}
 	t := s.newTurn(rt, prompt)
 	t.gen = next.Generation
 	t.replay, t.fresh = true, fresh
@@ -377,14 +427,17 @@ func (s *Service) lastUserPromptLocked(rt *sessionRT) (string, bool) {
 	return "", false
 }
 
-// Start re-arms persisted retries at their original retry_at and turns work
-// that a crash interrupted into manual recovery. Call it once, before serving.
+// Start re-arms persisted retries at their original retry_at, restores the
+// overload gates that were open with the sessions waiting on them, and
+// turns work that a crash interrupted into manual recovery. Call it once,
+// before serving.
 func (s *Service) Start(ctx context.Context) error {
 	pending, err := s.store.ListPendingRetries(ctx)
 	if err != nil {
 		return fmt.Errorf("list pending retries: %w", err)
 	}
 	parked := make(map[string]bool, len(pending))
+	gated := make(map[string][]*sessionRT)
 	for _, rec := range pending {
 		rt, err := s.session(ctx, rec.SessionID, "")
 		if err != nil {
@@ -397,17 +450,25 @@ func (s *Service) Start(ctx context.Context) error {
 		rt.notice = rec.NoticeID
 		rt.retry = &parkedRetry{rec: rec}
 		s.cfg.Metrics.parkedSessions.Inc()
-		if rec.State == store.RetryDispatching {
+		key, _, deadline := gateOfRetry(rec)
+		switch {
+		case rec.State == store.RetryDispatching:
 			// It may have reached the provider: never replay blindly.
 			s.recoveryBannerLocked(rt, nil, recoveryReason{kind: "interrupted_retry"})
-		} else {
-			rt.chain = chainState{retry: rec.Attempt - 1, max: rec.MaxAttempts}
+		case key != "":
+			rt.chain = chainState{retry: rec.Attempt, max: rec.MaxAttempts, deadline: deadline}
+			gated[key] = append(gated[key], rt) // restoreGates arms it
+		default:
+			rt.chain = chainState{retry: rec.Attempt - 1, max: rec.MaxAttempts, deadline: deadline}
 			delay := rec.RetryAt.Sub(s.now())
 			s.armLocked(rt, delay)
 			s.log.Info("pending retry re-armed", zap.String("session_id", rec.SessionID),
 				zap.Time("retry_at", rec.RetryAt), zap.Duration("in", max(delay, 0)))
 		}
 		rt.mu.Unlock()
+	}
+	if err := s.restoreGates(ctx, gated); err != nil {
+		return err
 	}
 	sessions, err := s.store.ListAllSessions(ctx)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,9 @@ type Service struct {
 	closed   bool
 	sessions map[string]*sessionRT
 
-	tasks fanout // task.updated subscribers
+	tasks fanout // task.updated and gate.updated subscribers
+
+	gate gateOwner // provider overload gates (gate.go)
 }
 
 // New validates cfg and builds a Service; nothing runs until Start.
@@ -46,6 +49,9 @@ func New(cfg Config) (*Service, error) {
 	if err := cfg.Policy.Validate(); err != nil {
 		return nil, fmt.Errorf("orchestrator: retry policy: %w", err)
 	}
+	if err := cfg.Overload.Validate(); err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{
 		cfg:      cfg,
@@ -55,7 +61,16 @@ func New(cfg Config) (*Service, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		sessions: make(map[string]*sessionRT),
+		gate: gateOwner{cfg: cfg.Overload.WithDefaults(), rand: orRand(cfg.Rand),
+			gates: make(map[string]*gateRT), releases: make(map[string]*pendingRelease)},
 	}, nil
+}
+
+func orRand(f func() float64) func() float64 {
+	if f == nil {
+		return rand.Float64
+	}
+	return f
 }
 
 // storeCtx is for writes that must complete even while shutting down, so a
@@ -111,6 +126,7 @@ func (s *Service) Close() error {
 		}
 		rt.mu.Unlock()
 	}
+	s.closeGates()
 	s.cancel()
 	s.wg.Wait()
 	for _, rt := range rts {
@@ -262,7 +278,8 @@ func (s *Service) GetTask(ctx context.Context, id string) (TaskView, error) {
 	return TaskView{Task: task, Sessions: sessions}, nil
 }
 
-// SubscribeTasks feeds task.updated notifications for every task.
+// SubscribeTasks feeds task.updated notifications for every task, and
+// gate.updated for every overload gate.
 func (s *Service) SubscribeTasks(buffer int) *Subscription {
 	sub := newSubscription(buffer)
 	s.tasks.add(sub)

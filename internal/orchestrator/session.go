@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -31,8 +32,9 @@ type sessionRT struct {
 
 // chainState describes the retry chain of the current generation.
 type chainState struct {
-	retry int // automatic retries already started
-	max   int // effective ceiling written into the chain; 0 = none yet
+	retry    int       // automatic retries already started
+	max      int       // effective ceiling written into the chain; 0 = none yet
+	deadline time.Time // how long the chain may wait on overload gates; zero until it first waits
 }
 
 // Message kinds carried in status messages' metadata.
@@ -240,6 +242,7 @@ func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, bu
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	s.refreshGateNoticeLocked(rt) // a waiting notice is only kept current for those watching
 	res := SubscribeResult{Task: rt.task, Session: rt.sess, LastSeq: rt.sess.LastSeq}
 	after := req.AfterSeq
 	if after != nil && (*after < 0 || *after > rt.sess.LastSeq || rt.sess.LastSeq-*after > maxReplayEvents) {

@@ -84,6 +84,12 @@ func (f *fanout) add(s *Subscription) {
 	}
 }
 
+func (f *fanout) len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.subs)
+}
+
 func (f *fanout) publish(n Notification) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -313,8 +313,10 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 	cancelled := t.ctx.Err() != nil || res.StopReason == "cancelled" || ev.Cancelled
 	switch {
 	case t.cancelledRetry:
+		s.gateAbandonLocked(rt, s.now())
 		s.recoveryBannerLocked(rt, t, recoveryReason{kind: kindRetryCancelled})
 	case cancelled && t.stopped:
+		s.gateAbandonLocked(rt, s.now())
 		s.turnEndedLocked(rt, t, "cancelled", store.SessionWaitingForInput, store.TaskReview)
 		s.disarmLocked(rt, outcomeCancelled)
 		s.dropNoticeLocked(rt)
@@ -331,6 +333,7 @@ func (s *Service) turnEndedLocked(rt *sessionRT, t *turn, outcome, state, taskSt
 }
 
 func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string) {
+	s.gateSucceededLocked(rt, s.now())
 	if rt.retry != nil || t.replay && rt.chain.retry > 0 {
 		s.cfg.Metrics.outcomes.WithLabelValues(outcomeRecovered).Inc()
 		s.log.Info("retry chain recovered", zap.String("session_id", rt.sess.ID), zap.Int("retry", t.retry))

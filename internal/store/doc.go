@@ -1,6 +1,7 @@
 // Package store is the durable state of orchestratord: tasks, sessions,
 // each session's append-only event log and the current state of its chat
-// messages, agent executions, and parked (pending) retries.
+// messages, agent executions, parked (pending) retries, and the open
+// provider overload gates.
 //
 // It is an embedded SQLite database (modernc.org/sqlite, pure Go) in one
 // file, <data dir>/orchestratord.db, in WAL mode. The schema lives in

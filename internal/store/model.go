@@ -1,7 +1,8 @@
 package store
 
 // CONTRACT: the record types below and the method set of *DB (db.go,
-// tasks.go, sessions.go, events.go, messages.go, executions.go, retries.go)
+// tasks.go, sessions.go, events.go, messages.go, executions.go, retries.go,
+// gates.go)
 // are what internal/orchestrator consumes.
 
 import (
@@ -145,4 +146,20 @@ type PendingRetry struct {
 	State       string         `json:"state"`           // pending | dispatching
 	Extra       map[string]any `json:"extra,omitempty"` // room for coordination state (gate key, deadlines)
 	CreatedAt   time.Time      `json:"created_at"`
+}
+
+// GateOpen is the state of a stored overload gate (closed gates have no row).
+const GateOpen = "open"
+
+// Gate is an open provider overload gate, kept so a restart carries on
+// where it stood. Its waiting sessions are pending retries whose Extra
+// names the gate.
+type Gate struct {
+	Key          string    `json:"key"` // agent profile (and model)
+	State        string    `json:"state"`
+	OpenedAt     time.Time `json:"opened_at"`
+	NextProbeAt  time.Time `json:"next_probe_at"`
+	FailedProbes int       `json:"failed_probes"`
+	ProbesSent   int       `json:"probes_sent"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }

@@ -22,6 +22,7 @@ var actions = map[string]actionFunc{
 	ActionSessionStop:        sessionStop,
 	ActionSessionRecover:     sessionRecover,
 	ActionAgentList:          agentList,
+	ActionGateList:           gateList,
 }
 
 // Response payloads.
@@ -198,6 +199,16 @@ func sessionRecover(ctx context.Context, c *conn, req request) (any, func(), err
 		return nil, nil, err
 	}
 	return sessionResponse{p.SessionID}, nil, nil
+}
+
+// gateList answers with the provider overload gates; gate.updated
+// notifications (on every connection, like task.updated) follow changes.
+func gateList(_ context.Context, c *conn, _ request) (any, func(), error) {
+	l := c.s.svc.Gates()
+	if l.Gates == nil {
+		l.Gates = []orchestrator.GateInfo{}
+	}
+	return l, nil, nil
 }
 
 func agentList(_ context.Context, c *conn, _ request) (any, func(), error) {

@@ -24,10 +24,13 @@ type Service interface {
 	StopTurn(ctx context.Context, req orchestrator.StopRequest) error
 	Recover(ctx context.Context, req orchestrator.RecoverRequest) error
 	Agents() []orchestrator.AgentInfo
+	// Gates lists the provider overload gates.
+	Gates() orchestrator.GateList
 	// SubscribeSession returns the snapshot or replay, then a feed of every
 	// later event of the session (seq > result.LastSeq), in order.
 	SubscribeSession(ctx context.Context, req orchestrator.SubscribeRequest, buffer int) (orchestrator.SubscribeResult, *orchestrator.Subscription, error)
-	// SubscribeTasks feeds task.updated for every task.
+	// SubscribeTasks feeds task.updated for every task and gate.updated
+	// for every overload gate.
 	SubscribeTasks(buffer int) *orchestrator.Subscription
 }
 

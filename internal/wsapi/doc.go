@@ -37,9 +37,11 @@
 //	session.stop       {session_id, task_id?}            → {session_id}
 //	session.recover    {task_id, session_id, action: cancel_retry|resume|fresh_start} → {session_id}
 //	agent.list         {}                                → {agents}
+//	gate.list          {}                                → {enabled, threshold, window_seconds, deadline_seconds, gates}
 //
 // Notifications (type "notification", no id) carry the orchestrator's
-// action and payload unchanged: task.updated reaches every connection; the
+// action and payload unchanged: task.updated and gate.updated ({gate})
+// reach every connection; the
 // session.* events of a subscribed session follow its subscribe response,
 // each with a per-session seq > last_seq. Subscribing again to the same
 // session on a connection replaces the old subscription.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/orchestratord/orchestratord/internal/orchestrator"
+	"github.com/orchestratord/orchestratord/internal/overload"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
@@ -169,6 +170,13 @@ func (f *fakeService) Recover(_ context.Context, req orchestrator.RecoverRequest
 
 func (f *fakeService) Agents() []orchestrator.AgentInfo {
 	return []orchestrator.AgentInfo{{Name: "mock", Command: "orchestratord", Available: true, Default: true}}
+}
+
+func (f *fakeService) Gates() orchestrator.GateList {
+	next := time.Date(2025, 1, 2, 3, 5, 0, 0, time.UTC)
+	return orchestrator.GateList{Enabled: true, Threshold: 3, WindowSeconds: 30, DeadlineSecs: 1800,
+		Gates: []orchestrator.GateInfo{{Snapshot: overload.Snapshot{Key: "mock", State: overload.Open, NextProbeAt: &next,
+			FailedProbes: 2, ProbesSent: 2, Waiting: 37}, FailureCode: "overloaded"}}}
 }
 
 // The concrete-typed subscribe methods are never called: feedSource wins.

@@ -42,6 +42,7 @@ const (
 	ActionSessionStop        = "session.stop"
 	ActionSessionRecover     = "session.recover"
 	ActionAgentList          = "agent.list"
+	ActionGateList           = "gate.list"
 )
 
 // Envelope is every frame in both directions. A request's ID (a string,

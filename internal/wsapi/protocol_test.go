@@ -149,6 +149,15 @@ func TestActions(t *testing.T) {
 	c.ok(c.call(ActionSessionStop, map[string]any{"session_id": "s1"}), nil)
 	c.ok(c.call(ActionSessionRecover, map[string]any{"task_id": "t1", "session_id": "s1", "action": "cancel_retry"}), nil)
 
+	var gates map[string]any
+	c.ok(c.call(ActionGateList, nil), &gates)
+	require.Equal(t, true, gates["enabled"])
+	g := gates["gates"].([]any)[0].(map[string]any)
+	require.Equal(t, "mock", g["key"])
+	require.Equal(t, "open", g["state"])
+	require.EqualValues(t, 37, g["waiting"])
+	require.Equal(t, "2025-01-02T03:05:00Z", g["next_probe_at"])
+
 	// A request without an id still gets its response.
 	c.writeText(`{"type":"request","action":"agent.list"}`)
 	env2 := c.read()

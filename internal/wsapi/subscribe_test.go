@@ -77,7 +77,7 @@ func TestSubscribeDeliversResultThenEventsInOrder(t *testing.T) {
 	c.healthy() // nothing from s1 arrived in between
 }
 
-func TestTaskUpdatedReachesEveryConnection(t *testing.T) {
+func TestTaskAndGateUpdatesReachEveryConnection(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, nil)
 	a, b := env.dial(t), env.dial(t)
@@ -90,12 +90,16 @@ func TestTaskUpdatedReachesEveryConnection(t *testing.T) {
 	require.Len(t, feeds, 2)
 	for _, f := range feeds {
 		f.publish(orchestrator.Notification{Action: "task.updated", Payload: json.RawMessage(`{"task":{"id":"t1","state":"REVIEW"}}`)})
+		f.publish(orchestrator.Notification{Action: "gate.updated", Payload: json.RawMessage(`{"gate":{"key":"mock","state":"open","waiting":3}}`)})
 	}
 	for _, c := range []*client{a, b} {
 		n := c.read()
 		require.Equal(t, TypeNotification, n.Type)
 		require.Equal(t, "task.updated", n.Action)
 		require.JSONEq(t, `{"task":{"id":"t1","state":"REVIEW"}}`, string(n.Payload))
+		n = c.read()
+		require.Equal(t, "gate.updated", n.Action, "gate changes reach every connection too")
+		require.JSONEq(t, `{"gate":{"key":"mock","state":"open","waiting":3}}`, string(n.Payload))
 	}
 }
 

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGateConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`overload:
+  threshold: 5
+  window: 1m
+  deadline: 2h
+  backoff: [15s, 1m]
+`), 0o600))
+	fc, err := loadFileConfig(path)
+	require.NoError(t, err)
+	oc, err := gateConfig("on", 1, fc)
+	require.NoError(t, err)
+	assert.False(t, oc.Disabled)
+	assert.Equal(t, 5, oc.Threshold)
+	assert.Equal(t, time.Minute, oc.Window)
+	assert.Equal(t, 2*time.Hour, oc.Deadline)
+	assert.Equal(t, []time.Duration{15 * time.Second, time.Minute}, oc.Backoff)
+	eff := oc.WithDefaults()
+	assert.Equal(t, 5*time.Second, eff.FirstProbe, "unset values keep their defaults")
+
+	oc, err = gateConfig("off", 0.5)
+	require.NoError(t, err)
+	assert.True(t, oc.Disabled)
+	assert.Equal(t, 15*time.Minute, oc.WithDefaults().Deadline, "--retry-scale scales the gate too")
+
+	_, err = gateConfig("maybe", 1)
+	assert.ErrorContains(t, err, "--overload-gate must be on or off")
+	for _, bad := range []string{"overload: {window: soon}", "overload: {threshold: 0}", "overload: {deadline: -1m}", "overload: {thresold: 3}"} {
+		require.NoError(t, os.WriteFile(path, []byte(bad), 0o600))
+		fc, err := loadFileConfig(path)
+		if err != nil {
+			continue // unknown keys fail at parse time
+		}
+		_, err = gateConfig("on", 1, fc)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestOverloadGateFlagFromEnv(t *testing.T) {
+	t.Setenv("ORCHESTRATORD_OVERLOAD_GATE", "off")
+	cmd := newServeCmd()
+	require.NoError(t, bindEnv(cmd.Flags()))
+	v, err := cmd.Flags().GetString("overload-gate")
+	require.NoError(t, err)
+	assert.Equal(t, "off", v)
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// writeTable prints the results as a Markdown table. Times are simulated
+// seconds (real time divided by the scale).
+func writeTable(w io.Writer, rs []result) {
+	fmt.Fprintln(w, "| agents | N | wall | scale | gate | requests in wall (retries) | min gap between retries | probes | red banners | replied | wall end → reply p50 / p99 / max | wall end → gate closed | gate closed → last reply | dup turns | lost | events written | create N | run |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rs {
+		gap := "—"
+		if r.minRetryGap >= 0 {
+			gap = fmt.Sprintf("%.1fs", r.minRetryGap)
+		}
+		reply := "—"
+		if len(r.reply) > 0 {
+			reply = fmt.Sprintf("%s / %s / %s", secs(pct(r.reply, 50)), secs(pct(r.reply, 99)), secs(r.reply[len(r.reply)-1]))
+		}
+		closeToLast, detect := "—", "—"
+		if r.closeToLast >= 0 {
+			closeToLast, detect = secs(r.closeToLast), secs(r.detect)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | ×%g | %s | %d (%d) | %s | %.0f | %d | %d | %s | %s | %s | %d | %d | %d | %s | %s |\n",
+			agentsLabel(r.mode), r.n, shortDur(r.wall), r.scale, onOff(r.gate), r.wallRequests, r.wallRetries, gap,
+			r.probes, r.banners, r.replied, reply, detect, closeToLast, r.dupTurns, r.lost, r.events,
+			r.createDuration.Round(10*time.Millisecond), r.elapsed.Round(100*time.Millisecond))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Times are simulated seconds (real ÷ scale) except the last two columns (real). \"requests in wall\" counts every prompt")
+	fmt.Fprintln(w, "that reached the provider while it answered 529: each session's first prompt plus the retries in brackets.")
+}
+
+func agentsLabel(mode string) string {
+	if mode == "process" {
+		return "mock processes"
+	}
+	return "in-process"
+}
+
+// pct is the p-th percentile of sorted values (nearest rank).
+func pct(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+func secs(v float64) string { return fmt.Sprintf("%.1fs", v) }
+
+func shortDur(d time.Duration) string { return fmt.Sprintf("%gs", d.Seconds()) }

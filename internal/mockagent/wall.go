@@ -1,0 +1,111 @@
+package mockagent
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The /wall scenario is a provider shared by every session: its prompts
+// fail with a 529 while the wall is up and succeed otherwise. The wall is a
+// file in the state dir, so a test (or the overload benchmark) raises and
+// lowers it for every agent process at once, and every /wall prompt is
+// logged there, so the caller can count what reached the "provider".
+
+const (
+	wallFile    = "wall.json"
+	wallLogFile = "wall.log"
+)
+
+// Wall is the shared provider state: up while Up and, when Until is set,
+// before Until.
+type Wall struct {
+	Up    bool      `json:"up"`
+	Until time.Time `json:"until,omitzero"`
+}
+
+func (w Wall) upAt(now time.Time) bool { return w.Up && (w.Until.IsZero() || now.Before(w.Until)) }
+
+// WallRequest is one /wall prompt as the provider saw it.
+type WallRequest struct {
+	At      time.Time `json:"at"`
+	Task    string    `json:"task"`    // ORCHESTRATORD_TASK_ID
+	Session string    `json:"session"` // the agent session
+	Prompt  string    `json:"prompt"`
+	Failed  bool      `json:"failed"`
+}
+
+// SetWall raises or lowers the wall for every mock agent using stateDir.
+func SetWall(stateDir string, w Wall) error {
+	st, err := openStore(stateDir)
+	if err != nil {
+		return err
+	}
+	return st.locked(func() error { return writeJSONAtomic(filepath.Join(stateDir, wallFile), w) })
+}
+
+// WallRequests returns every /wall prompt logged in stateDir, oldest first.
+func WallRequests(stateDir string) ([]WallRequest, error) {
+	st, err := openStore(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []WallRequest
+	err = st.locked(func() error {
+		f, err := os.Open(filepath.Join(stateDir, wallLogFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var r WallRequest
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				return fmt.Errorf("%s: %w", wallLogFile, err)
+			}
+			out = append(out, r)
+		}
+		return sc.Err()
+	})
+	return out, err
+}
+
+// hitWall reads the wall and logs the request, under the state dir's lock.
+func (s *store) hitWall(task, session, prompt string, now time.Time) (up bool, err error) {
+	err = s.locked(func() error {
+		var w Wall
+		b, err := os.ReadFile(filepath.Join(s.dir, wallFile))
+		switch {
+		case err == nil:
+			if err := json.Unmarshal(b, &w); err != nil {
+				return fmt.Errorf("%s: %w", wallFile, err)
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		up = w.upAt(now)
+		line, err := json.Marshal(WallRequest{At: now.UTC(), Task: task, Session: session, Prompt: prompt, Failed: up})
+		if err != nil {
+			return err
+		}
+		f, err := os.OpenFile(filepath.Join(s.dir, wallLogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(append(line, '\n')); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	})
+	return up, err
+}

@@ -1,0 +1,533 @@
+package orchestrator
+
+// The overload gate owner (DESIGN §6): overload.Gate decides, this file
+// owns what the decisions need around them — one timer per gate for its
+// next probe, one timer per released session, one deadline timer per
+// waiting session (the session's own retry timer, reused), persistence of
+// open gates, metrics, gate.list and gate.updated. The waiting notice is in
+// gate_notice.go, the restart in gate_restore.go.
+//
+// Lock order: a session's mutex, then gateOwner.mu. Nothing here takes a
+// session's mutex while holding gateOwner.mu; work on other sessions (a
+// probe to start, releases) goes through timers or an owned goroutine.
+
+import (
+	"encoding/json"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/coder/quartz"
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/overload"
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// Extra keys of a pending retry (store.PendingRetry.Extra).
+const (
+	extraGate         = "gate"          // key of the gate the session waits on
+	extraGateSince    = "gate_since"    // when it started waiting (RFC 3339)
+	extraGateDeadline = "gate_deadline" // when its chain stops waiting (RFC 3339)
+)
+
+// Notification name for gate changes, sent on the task feed (every client).
+const actionGateUpdated = "gate.updated"
+
+// gatePublishEvery bounds gate.updated for changes of the waiting count
+// alone; state changes, probes and new probe times are published at once.
+const gatePublishEvery = time.Second
+
+type gateOwner struct {
+	cfg  overload.Config // effective: defaults and scale applied
+	rand func() float64
+
+	mu       sync.Mutex // guards gates and releases; taken after a session's mutex, never before one
+	gates    map[string]*gateRT
+	releases map[string]*pendingRelease // session → its release timer
+}
+
+// gateRT is one gate with its timer and bookkeeping.
+type gateRT struct {
+	g        *overload.Gate
+	timer    *quartz.Timer // next probe; nil when none
+	timerGen uint64        // identifies the armed timer; stale callbacks see another value
+	wake     time.Time
+	savedRev uint64            // DurableRev last persisted
+	pub      overload.Snapshot // last published
+	pubRev   uint64
+	pubAt    time.Time
+	code     string // routing code and rule of the latest gated failure, for notices
+	ruleID   string
+	updated  time.Time
+}
+
+type pendingRelease struct {
+	key   string
+	at    time.Time
+	timer *quartz.Timer
+}
+
+// gateWait is a session about to wait on a gate.
+type gateWait struct {
+	key              string
+	since, deadline  time.Time
+	attempt, max     int
+	code, ruleID     string
+	prompt           string
+	resume           bool
+	gen              int64
+	fromFailedTurnID string
+}
+
+func (s *Service) gateEnabled() bool { return !s.gate.cfg.Disabled }
+
+func gateKey(rt *sessionRT) string { return overload.Key(rt.task.Agent, "") }
+
+// gateLocked returns the gate of key, creating it closed. gate.mu is held.
+func (s *Service) gateLocked(key string) *gateRT {
+	gr := s.gate.gates[key]
+	if gr == nil {
+		gr = &gateRT{g: overload.New(key, s.gate.cfg, s.gate.rand)}
+		gr.savedRev = gr.g.DurableRev()
+		gr.pub = gr.g.Snapshot()
+		gr.pubRev = gr.g.Rev()
+		s.gate.gates[key] = gr
+	}
+	return gr
+}
+
+// afterGateLocked applies a gate's decisions that concern the gate itself:
+// its probe timer, its durable row, metrics and gate.updated. gate.mu is held.
+func (s *Service) afterGateLocked(gr *gateRT, now time.Time) {
+	g := gr.g
+	key := g.Key()
+	if wake, ok := g.Wake(); !ok {
+		if gr.timer != nil {
+			gr.timer.Stop()
+			gr.timer = nil
+		}
+	} else if gr.timer == nil || !wake.Equal(gr.wake) {
+		if gr.timer != nil {
+			gr.timer.Stop()
+		}
+		gr.timerGen++
+		gen := gr.timerGen
+		gr.wake = wake
+		gr.timer = s.cfg.Clock.AfterFunc(max(wake.Sub(s.now()), 0), func() { s.onProbeTimer(key, gen) }, "gate-probe")
+	}
+	if g.DurableRev() != gr.savedRev {
+		p := g.Persisted()
+		var err error
+		if p.State == overload.Open {
+			err = s.store.SaveGate(s.storeCtx(), store.Gate{Key: key, State: store.GateOpen, OpenedAt: p.OpenedAt,
+				NextProbeAt: p.NextProbe, FailedProbes: p.FailedProbes, ProbesSent: p.ProbesSent, UpdatedAt: now})
+		} else {
+			err = s.store.DeleteGate(s.storeCtx(), key)
+		}
+		if err != nil {
+			// Not fatal: the waiters are durable on their own, and a gate
+			// rebuilt without its row releases them gradually.
+			s.log.Error("persist overload gate failed", zap.String("gate", key), zap.Error(err))
+		}
+		gr.savedRev = g.DurableRev()
+	}
+	if g.Rev() == gr.pubRev {
+		return
+	}
+	snap := g.Snapshot()
+	open := 0.0
+	if snap.State == overload.Open {
+		open = 1
+	}
+	s.cfg.Metrics.gateOpen.WithLabelValues(key).Set(open)
+	s.cfg.Metrics.gateWaiting.WithLabelValues(key).Set(float64(snap.Waiting))
+	gr.updated = now
+	transition := snap.State != gr.pub.State || snap.Probing != gr.pub.Probing || !sameTime(snap.NextProbeAt, gr.pub.NextProbeAt)
+	if !transition && now.Sub(gr.pubAt) < gatePublishEvery {
+		return // a count-only change: the next publish carries it
+	}
+	if transition && snap.State != gr.pub.State {
+		s.log.Info("overload gate "+string(snap.State), zap.String("gate", key), zap.Int("waiting", snap.Waiting))
+	}
+	gr.pub, gr.pubRev, gr.pubAt = snap, g.Rev(), now
+	if payload, err := json.Marshal(map[string]any{"gate": gr.info(snap)}); err == nil {
+		s.tasks.publish(Notification{Action: actionGateUpdated, Payload: payload, At: now})
+	}
+	if transition {
+		// Watched waiting sessions show the new probe time now; the others
+		// are brought up to date when someone subscribes.
+		s.goTurn(func() { s.refreshWatchedNotices(key) })
+	}
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Equal(*b)
+}
+
+// GateInfo is one gate in gate.list and gate.updated.
+type GateInfo struct {
+	overload.Snapshot
+	FailureCode string    `json:"failure_code,omitempty"` // of the latest gated failure
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// GateList is the answer to gate.list.
+type GateList struct {
+	Enabled       bool       `json:"enabled"`
+	Threshold     int        `json:"threshold"`
+	WindowSeconds float64    `json:"window_seconds"`
+	DeadlineSecs  float64    `json:"deadline_seconds"`
+	Gates         []GateInfo `json:"gates"`
+}
+
+func (gr *gateRT) info(snap overload.Snapshot) GateInfo {
+	return GateInfo{Snapshot: snap, FailureCode: gr.code, UpdatedAt: gr.updated}
+}
+
+// Gates lists every gate known since start, by key.
+func (s *Service) Gates() GateList {
+	out := GateList{Enabled: s.gateEnabled(), Threshold: s.gate.cfg.Threshold,
+		WindowSeconds: s.gate.cfg.Window.Seconds(), DeadlineSecs: s.gate.cfg.Deadline.Seconds(), Gates: []GateInfo{}}
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	for _, gr := range s.gate.gates {
+		out.Gates = append(out.Gates, gr.info(gr.g.Snapshot()))
+	}
+	sort.Slice(out.Gates, func(i, j int) bool { return out.Gates[i].Key < out.Gates[j].Key })
+	return out
+}
+
+// gateFailedLocked offers a failed turn to its gate. It returns true when
+// the gate took over (the session waits, or its deadline passed); false
+// means the retry owner goes on as without a gate.
+func (s *Service) gateFailedLocked(rt *sessionRT, t *turn, c routingerr.Classification, d routingerr.Decision, now time.Time) bool {
+	if !s.gateEnabled() {
+		return false
+	}
+	key := gateKey(rt)
+	retryable := d.Kind == routingerr.DecisionRetry || d.Kind == routingerr.DecisionManual && d.Reason == routingerr.ReasonExhausted
+	if !overload.Gated(c.Code) || c.Class != routingerr.ClassTransient || !retryable {
+		s.gateAbandonLocked(rt, now) // a probe that failed otherwise tells nothing about the provider
+		return false
+	}
+	if rt.chain.deadline.IsZero() {
+		// The overall deadline runs from the chain's first gated failure.
+		rt.chain.deadline = now.Add(s.gate.cfg.Deadline)
+	}
+	sid := rt.sess.ID
+	s.gate.mu.Lock()
+	gr := s.gateLocked(key)
+	gr.code, gr.ruleID = c.Code, c.RuleID
+	wasProbe := gr.g.IsProbe(sid)
+	v := gr.g.Failed(sid, rt.chain.deadline, now)
+	w, _ := gr.g.Waiter(sid)
+	view := gr.view(sid)
+	s.afterGateLocked(gr, now)
+	s.gate.mu.Unlock()
+	switch v {
+	case overload.Proceed:
+		return false
+	case overload.Expired:
+		s.recoveryBannerLocked(rt, t, recoveryReason{kind: kindGateDeadline, class: c, wait: s.gate.cfg.Deadline})
+		return true
+	}
+	attempt := d.Retry
+	if wasProbe || d.Kind != routingerr.DecisionRetry {
+		attempt = t.retry // the gate's probes and waits spend no budget
+	}
+	gw := gateWait{key: key, since: w.Since, deadline: w.Deadline, attempt: attempt, max: d.MaxAttempts,
+		code: c.Code, ruleID: c.RuleID, prompt: t.prompt, resume: true, gen: rt.sess.Generation, fromFailedTurnID: t.id}
+	if err := s.parkOnGateLocked(rt, gw, view, nil); err != nil {
+		s.gateLeaveLocked(rt.sess.ID, key, now)
+		s.recoveryBannerLocked(rt, t, recoveryReason{kind: "persist_failed", class: c})
+	}
+	return true
+}
+
+// gateDueLocked asks the gate whether a parked retry that is due may go.
+// It returns true when the gate took over (wait, or deadline); false means
+// dispatch it now (the gate is closed, or this session is the probe).
+func (s *Service) gateDueLocked(rt *sessionRT, p *parkedRetry) bool {
+	if !s.gateEnabled() || !overload.Gated(p.rec.Code) {
+		return false
+	}
+	now := s.now()
+	sid := rt.sess.ID
+	key := gateKey(rt)
+	s.gate.mu.Lock()
+	gr := s.gateLocked(key)
+	v := gr.g.Due(sid, rt.chain.deadline, now)
+	w, _ := gr.g.Waiter(sid)
+	view := gr.view(sid)
+	if v == overload.Probe {
+		s.cfg.Metrics.gateProbes.WithLabelValues(key).Inc()
+	}
+	s.afterGateLocked(gr, now)
+	s.gate.mu.Unlock()
+	switch v {
+	case overload.Proceed:
+		p.gate = ""
+		return false
+	case overload.Probe:
+		p.gate, p.probe = key, true
+		s.log.Info("overload gate probe", zap.String("gate", key), zap.String("session_id", sid))
+		return false
+	case overload.Expired:
+		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindGateDeadline, wait: s.gate.cfg.Deadline,
+			class: routingerr.Classification{Code: p.rec.Code, RuleID: p.rec.RuleID, Class: routingerr.ClassTransient}})
+		return true
+	}
+	gw := gateWait{key: key, since: w.Since, deadline: w.Deadline, attempt: p.rec.Attempt, max: p.rec.MaxAttempts,
+		code: p.rec.Code, ruleID: p.rec.RuleID, prompt: p.rec.Prompt, resume: p.rec.Resume, gen: p.rec.Generation}
+	if err := s.parkOnGateLocked(rt, gw, view, nil); err != nil {
+		s.gateLeaveLocked(sid, key, now)
+		return false // could not record the wait: go on the session's own schedule
+	}
+	return true
+}
+
+// gateResumeLocked sends a manual Resume (or Start fresh) through an open
+// gate: it waits there, or goes as the probe. True when it waits.
+func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Session, fresh bool) bool {
+	if !s.gateEnabled() {
+		return false
+	}
+	now := s.now()
+	sid, key := rt.sess.ID, gateKey(rt)
+	s.gate.mu.Lock()
+	gr := s.gate.gates[key]
+	if gr == nil || gr.g.State() != overload.Open {
+		s.gate.mu.Unlock()
+		return false
+	}
+	v := gr.g.Due(sid, time.Time{}, now)
+	w, _ := gr.g.Waiter(sid)
+	view := gr.view(sid)
+	if v == overload.Probe {
+		s.cfg.Metrics.gateProbes.WithLabelValues(key).Inc()
+	}
+	s.afterGateLocked(gr, now)
+	s.gate.mu.Unlock()
+	if v != overload.Wait {
+		return false // the probe (or a closed gate): launch now
+	}
+	budget := s.policy.Config().Overloaded.Budget
+	if rt.task.MaxAttempts >= 2 {
+		budget = max(budget, rt.task.MaxAttempts)
+	}
+	code, rule := view.code, view.ruleID
+	if code == "" {
+		code = "overloaded"
+	}
+	gw := gateWait{key: key, since: w.Since, deadline: w.Deadline, attempt: 0, max: budget,
+		code: code, ruleID: rule, prompt: prompt, resume: !fresh, gen: next.Generation}
+	if err := s.parkOnGateLocked(rt, gw, view, next); err != nil {
+		s.gateLeaveLocked(sid, key, now)
+		return false
+	}
+	s.log.Info("manual recovery waits on the overload gate", zap.String("session_id", sid), zap.String("gate", key))
+	return true
+}
+
+// gateSucceededLocked tells the session's gate that the provider answered:
+// an open gate closes and releases its waiters.
+func (s *Service) gateSucceededLocked(rt *sessionRT, now time.Time) {
+	if !s.gateEnabled() {
+		return
+	}
+	key := gateKey(rt)
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	gr := s.gate.gates[key]
+	if gr == nil {
+		return
+	}
+	rel := gr.g.Succeeded(rt.sess.ID, now)
+	for _, r := range rel {
+		s.armReleaseLocked(key, r.Session, r.At)
+		s.cfg.Metrics.gateRelease.Observe(r.At.Sub(r.Since).Seconds())
+	}
+	if len(rel) > 0 {
+		s.log.Info("overload gate released its sessions", zap.String("gate", key), zap.Int("released", len(rel)),
+			zap.Duration("window", s.gate.cfg.ReleaseWindow))
+	}
+	s.afterGateLocked(gr, now)
+}
+
+// armReleaseLocked arms a released session's timer. gate.mu is held.
+func (s *Service) armReleaseLocked(key, sid string, at time.Time) {
+	if old := s.gate.releases[sid]; old != nil {
+		old.timer.Stop()
+	}
+	pr := &pendingRelease{key: key, at: at}
+	// The callback takes gate.mu first, so it sees pr.timer set.
+	pr.timer = s.cfg.Clock.AfterFunc(max(at.Sub(s.now()), 0), func() { s.onRelease(sid, pr) }, "gate-release")
+	s.gate.releases[sid] = pr
+}
+
+// onRelease lets a released session go: it retries as if its own timer
+// fired, so a gate that opened again in the meantime holds it back.
+func (s *Service) onRelease(sid string, pr *pendingRelease) {
+	if !s.enter() {
+		return
+	}
+	defer s.leave()
+	s.gate.mu.Lock()
+	if s.gate.releases[sid] != pr {
+		s.gate.mu.Unlock()
+		return
+	}
+	delete(s.gate.releases, sid)
+	s.gate.mu.Unlock()
+	s.mu.Lock()
+	rt := s.sessions[sid]
+	s.mu.Unlock()
+	if rt == nil {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	p := rt.retry
+	if p == nil || p.gate != pr.key || p.dispatching || rt.turn != nil {
+		return
+	}
+	s.fireLocked(rt, p)
+}
+
+// onProbeTimer is a gate's timer: the next probe is due.
+func (s *Service) onProbeTimer(key string, gen uint64) {
+	if !s.enter() {
+		return
+	}
+	defer s.leave()
+	now := s.now()
+	s.gate.mu.Lock()
+	gr := s.gate.gates[key]
+	if gr == nil || gr.timerGen != gen {
+		s.gate.mu.Unlock()
+		return
+	}
+	gr.timer = nil
+	sid := gr.g.ProbeDue(now)
+	if sid != "" {
+		s.cfg.Metrics.gateProbes.WithLabelValues(key).Inc()
+	}
+	s.afterGateLocked(gr, now)
+	s.gate.mu.Unlock()
+	if sid == "" {
+		return
+	}
+	s.mu.Lock()
+	rt := s.sessions[sid]
+	s.mu.Unlock()
+	if rt == nil {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	p := rt.retry
+	if p == nil || p.gate != key || p.dispatching || rt.turn != nil {
+		// It left meanwhile, and its leaving told the gate.
+		return
+	}
+	p.probe = true
+	s.log.Info("overload gate probe", zap.String("gate", key), zap.String("session_id", sid))
+	s.dispatchLocked(rt, p)
+}
+
+// onGateDeadline is a waiting session's own timer: its chain's deadline.
+func (s *Service) onGateDeadline(sid string, p *parkedRetry) {
+	if !s.enter() {
+		return
+	}
+	defer s.leave()
+	s.mu.Lock()
+	rt := s.sessions[sid]
+	s.mu.Unlock()
+	if rt == nil {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.retry != p || p.gate == "" || p.dispatching {
+		return
+	}
+	p.timer = nil
+	now := s.now()
+	s.gate.mu.Lock()
+	expired, waiting := false, false
+	var w overload.Waiter
+	if gr := s.gate.gates[p.gate]; gr != nil {
+		expired = gr.g.Expire(sid, now)
+		w, waiting = gr.g.Waiter(sid)
+		s.afterGateLocked(gr, now)
+	}
+	s.gate.mu.Unlock()
+	switch {
+	case expired:
+		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindGateDeadline, wait: s.gate.cfg.Deadline,
+			class: routingerr.Classification{Code: p.rec.Code, RuleID: p.rec.RuleID, Class: routingerr.ClassTransient}})
+	case waiting:
+		s.armDeadlineLocked(rt, p, w.Deadline) // woke early
+	}
+}
+
+// armDeadlineLocked arms a waiting session's deadline timer. Delays are
+// taken from the clock at the moment of arming, here and for every gate
+// timer, so time spent persisting never shifts a deadline.
+func (s *Service) armDeadlineLocked(rt *sessionRT, p *parkedRetry, deadline time.Time) {
+	sid := rt.sess.ID
+	p.timer = s.cfg.Clock.AfterFunc(max(deadline.Sub(s.now()), 0), func() { s.onGateDeadline(sid, p) }, "gate-deadline")
+}
+
+// gateLeaveLocked removes a session from its gate (cancelled, superseded,
+// stopped) and drops its release. The session's mutex may be held.
+func (s *Service) gateLeaveLocked(sid, key string, now time.Time) {
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	if pr := s.gate.releases[sid]; pr != nil {
+		pr.timer.Stop()
+		delete(s.gate.releases, sid)
+	}
+	if gr := s.gate.gates[key]; gr != nil {
+		gr.g.Leave(sid, now)
+		s.afterGateLocked(gr, now)
+	}
+}
+
+// gateAbandonLocked frees the probe slot when the session's probe ended
+// without a verdict on the provider (stopped, or a failure of another kind).
+func (s *Service) gateAbandonLocked(rt *sessionRT, now time.Time) {
+	if !s.gateEnabled() {
+		return
+	}
+	key := gateKey(rt)
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	if gr := s.gate.gates[key]; gr != nil && gr.g.IsProbe(rt.sess.ID) {
+		gr.g.Leave(rt.sess.ID, now)
+		s.afterGateLocked(gr, now)
+	}
+}
+
+// closeGates stops every gate timer; Close waits for running callbacks.
+func (s *Service) closeGates() {
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	for _, gr := range s.gate.gates {
+		if gr.timer != nil {
+			gr.timer.Stop()
+			gr.timer = nil
+		}
+		gr.timerGen++
+	}
+	for sid, pr := range s.gate.releases {
+		pr.timer.Stop()
+		delete(s.gate.releases, sid)
+	}
+}
