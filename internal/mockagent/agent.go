@@ -240,6 +240,10 @@ func (a *agent) fail(ctx context.Context, sid string, sc scenario, prompt string
 		if err := a.stream(ctx, sid, partial, 0); err != nil {
 			return acp.PromptResponse{}, err
 		}
+	case scEchoOverloaded:
+		if err := a.stream(ctx, sid, []string{echoedOverload}, 0); err != nil {
+			return acp.PromptResponse{}, err
+		}
 	case scToolOverloaded:
 		id := acp.ToolCallId("call-" + randomID(4))
 		if err := a.send(ctx, sid, acp.StartToolCall(id, "Edit main.go", acp.WithStartKind(acp.ToolKindEdit),

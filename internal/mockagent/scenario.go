@@ -25,6 +25,9 @@ const (
 	// scToolOverloaded runs a tool, then fails with a 529: a turn that must
 	// not be replayed blindly because it already acted.
 	scToolOverloaded = "tool-overloaded"
+	// scEchoOverloaded streams its 529 line as reply text, then fails with
+	// it, as claude-agent-acp does.
+	scEchoOverloaded = "echo-overloaded"
 	// scWall fails with a 529 while the shared wall (wall.go) is up.
 	scWall = "wall"
 )
@@ -42,6 +45,7 @@ var failDefaults = map[string]int{
 	scTooLong:        always,
 	scCrash:          1,
 	scToolOverloaded: 1,
+	scEchoOverloaded: 1,
 }
 
 const (
@@ -126,11 +130,16 @@ func apiError(detail string) *acp.RequestError {
 	return &acp.RequestError{Code: -32603, Message: "Internal error: " + detail, Data: map[string]any{"details": detail}}
 }
 
+// echoedOverload is Claude Code's 529 line, streamed and then returned.
+const echoedOverload = "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment."
+
 // scenarioError is the JSON-RPC error a failing scenario answers with.
 func scenarioError(s scenario, now time.Time) *acp.RequestError {
 	switch s.name {
 	case scOverloaded, scToolOverloaded, scWall:
 		return apiError(`API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"` + requestID() + `"}`)
+	case scEchoOverloaded:
+		return &acp.RequestError{Code: -32603, Message: "Internal error: " + echoedOverload, Data: map[string]any{"errorKind": "server_error"}}
 	case scConnClosed:
 		return apiError("API Error: Connection closed mid-response. The response above may be incomplete.")
 	case scRateLimit:

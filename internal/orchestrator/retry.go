@@ -47,6 +47,13 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 		zap.String("rule_id", c.RuleID), zap.String("decision", string(d.Kind)), zap.String("reason", d.Reason),
 		zap.Int("retry", t.retry), zap.String("excerpt", c.Excerpt))
 	s.saveExecution(rt, t, ev, c)
+	if c.OutputIsError && t.agentMsg != "" {
+		// The agent streamed its error line as if it were a reply; the
+		// notice or banner says it in plain words instead.
+		if s.deleteMessageLocked(rt, t.agentMsg) == nil {
+			t.agentMsg = ""
+		}
+	}
 	if s.gateFailedLocked(rt, t, c, d, now) {
 		return
 	}
@@ -489,12 +496,12 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
-// humanDelay renders a delay for notices: "5s", "1m30s", "now".
+// humanDelay renders a delay for notices: "5s", "1m30s"; the exact time is in retry_at.
 func humanDelay(d time.Duration) string {
 	if d <= 0 {
 		return "0s"
 	}
-	secs := int(math.Ceil(d.Seconds()))
+	secs := max(1, int(math.Round(d.Seconds()))) // 15.4s of jittered delay reads "15s"
 	if secs < 60 {
 		return fmt.Sprintf("%ds", secs)
 	}

@@ -389,3 +389,20 @@ func TestReplaySafetyRefusesAfterToolActivity(t *testing.T) {
 	assert.False(t, ok, "nothing is scheduled")
 	require.Len(t, byRole(h.messages(v.Sessions[0].ID), "tool"), 1, "the tool card stays")
 }
+
+// claude-agent-acp streams its error line as reply text before failing: that
+// echo neither blocks the retry nor stays in the chat as the agent's words.
+func TestEchoedErrorIsRetriedAndRemovedFromTheChat(t *testing.T) {
+	h := newHarness(t)
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/echo-overloaded:1 build it", nil)
+	sid := v.Sessions[0].ID
+	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+	assert.Empty(t, byRole(h.messages(sid), "agent"), "the echoed error is not left as a reply")
+	h.clock.Advance(5 * time.Second).MustWait(h.ctx)
+	assert.Equal(t, "end_turn", f.until(isTurnDone).StopReason)
+	agent := byRole(h.messages(sid), "agent")
+	require.Len(t, agent, 1)
+	assert.Contains(t, agent[0].Text, "Recovered after 1 failures")
+}

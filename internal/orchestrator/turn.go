@@ -295,8 +295,9 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 			_ = ex.Close()
 		}
 	}
-	if s.ctx.Err() != nil {
-		// Shutting down: leave the turn as it stands; the next start offers recovery.
+	if s.ctx.Err() != nil && (err != nil || res.StopReason == "cancelled") {
+		// Cut short by shutdown: leave the turn as it stands; the next start
+		// offers recovery. A turn that finished is recorded as usual.
 		rt.mu.Lock()
 		if rt.turn == t {
 			rt.turn = nil
