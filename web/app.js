@@ -9,6 +9,7 @@ import { SessionModel, Change } from './session.js';
 import { ChatView } from './chat.js';
 import { StatusView } from './status.js';
 import { TaskList, latestSession } from './tasks.js';
+import { GatePanel } from './gates.js';
 
 const TOKEN_KEY = 'orchestratord.token';
 const DRAFT_KEY = 'orchestratord.draft.';
@@ -53,6 +54,13 @@ const status = new StatusView({
   now: () => Date.now() + conn.skewMs,
 });
 const taskList = new TaskList($('tasks'), $('tasks-empty'), (id) => openTask(id, { fromList: true }));
+const gates = new GatePanel({
+  region: $('gates'),
+  list: $('gates-list'),
+  announce: $('gates-announce'),
+  now: () => Date.now() + conn.skewMs,
+  fetch: () => conn.request('gate.list', {}),
+});
 
 // ---- connection -------------------------------------------------------------
 
@@ -76,6 +84,7 @@ function showConnection(s) {
 
 async function onConnected() {
   conn.request('agent.list').then(({ agents }) => renderAgents(agents || [])).catch(showError);
+  gates.refresh().catch(showError);
   try {
     const { tasks } = await conn.request('task.list');
     state.tasks = new Map((tasks || []).map((t) => [t.id, t]));
@@ -97,6 +106,10 @@ async function onConnected() {
 function onNotification(action, payload) {
   if (action === 'task.updated') {
     if (payload.task) onTaskUpdated(payload.task);
+    return;
+  }
+  if (action === 'gate.updated') {
+    gates.update(payload.gate);
     return;
   }
   const m = state.model;
