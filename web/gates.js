@@ -6,10 +6,6 @@
 import { el, parseTime } from './dom.js';
 import { formatRemaining } from './status.js';
 
-// gate.updated leaves out count-only changes within a second of the last
-// one; a gate.list this long after an update picks them up.
-const RESYNC_MS = 1500;
-
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 export class GatePanel {
@@ -30,15 +26,12 @@ export class GatePanel {
     this.gates = new Map(); // key → gate
     this.enabled = true;
     this.tick = 0;
-    this.resyncTimer = 0;
     this.shownKeys = ''; // open gates last announced
     document.addEventListener('visibilitychange', () => { if (!document.hidden) this.render(); });
   }
 
   /** refresh replaces everything with a fresh gate.list (after a (re)connect). */
   async refresh() {
-    clearTimeout(this.resyncTimer);
-    this.resyncTimer = 0;
     const res = await this.fetch();
     this.enabled = res.enabled !== false;
     const fresh = new Map();
@@ -58,13 +51,7 @@ export class GatePanel {
     const known = this.gates.get(gate.key);
     if (known && parseTime(known.updated_at) > parseTime(gate.updated_at)) return; // stale
     this.gates.set(gate.key, gate);
-    this.render();
-    if (gate.state === 'open' && !this.resyncTimer) {
-      this.resyncTimer = setTimeout(() => {
-        this.resyncTimer = 0;
-        this.refresh().catch(() => {}); // offline: the next connect refreshes
-      }, RESYNC_MS);
-    }
+    this.render(); // the daemon sends coalesced count changes within a second
   }
 
   open() {

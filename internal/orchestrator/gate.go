@@ -58,6 +58,7 @@ type gateRT struct {
 	pub      overload.Snapshot // last published
 	pubRev   uint64
 	pubAt    time.Time
+	pubTimer *quartz.Timer // trailing gate.updated for a coalesced count change
 	code     string // routing code and rule of the latest gated failure, for notices
 	ruleID   string
 	updated  time.Time
@@ -146,7 +147,16 @@ func (s *Service) afterGateLocked(gr *gateRT, now time.Time) {
 	gr.updated = now
 	transition := snap.State != gr.pub.State || snap.Probing != gr.pub.Probing || !sameTime(snap.NextProbeAt, gr.pub.NextProbeAt)
 	if !transition && now.Sub(gr.pubAt) < gatePublishEvery {
-		return // a count-only change: the next publish carries it
+		// A count-only change: coalesced, then sent once the second is up
+		// (while the gate is open: that is when the panel shows the count).
+		if gr.pubTimer == nil && snap.State == overload.Open {
+			gr.pubTimer = s.cfg.Clock.AfterFunc(gr.pubAt.Add(gatePublishEvery).Sub(now), func() { s.onGatePublish(key) }, "gate-publish")
+		}
+		return
+	}
+	if gr.pubTimer != nil {
+		gr.pubTimer.Stop()
+		gr.pubTimer = nil
 	}
 	if transition && snap.State != gr.pub.State {
 		s.log.Info("overload gate "+string(snap.State), zap.String("gate", key), zap.Int("waiting", snap.Waiting))
@@ -515,6 +525,23 @@ func (s *Service) gateAbandonLocked(rt *sessionRT, now time.Time) {
 	}
 }
 
+// onGatePublish sends the coalesced gate.updated of a count change.
+func (s *Service) onGatePublish(key string) {
+	if !s.enter() {
+		return
+	}
+	defer s.leave()
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	gr := s.gate.gates[key]
+	if gr == nil || gr.pubTimer == nil {
+		return
+	}
+	gr.pubTimer = nil
+	gr.pubAt = time.Time{} // due: publish whatever changed
+	s.afterGateLocked(gr, s.now())
+}
+
 // closeGates stops every gate timer; Close waits for running callbacks.
 func (s *Service) closeGates() {
 	s.gate.mu.Lock()
@@ -523,6 +550,10 @@ func (s *Service) closeGates() {
 		if gr.timer != nil {
 			gr.timer.Stop()
 			gr.timer = nil
+		}
+		if gr.pubTimer != nil {
+			gr.pubTimer.Stop()
+			gr.pubTimer = nil
 		}
 		gr.timerGen++
 	}

@@ -564,3 +564,16 @@ func TestUnwatchedNoticesAreNotRewrittenOnEveryProbe(t *testing.T) {
 		assert.Equal(t, before[sess.ID], sess.LastSeq, "a waiting session nobody watches is not written on a probe")
 	}
 }
+
+// A waiting-count change inside the coalescing second still reaches clients
+// once the second is up, so a panel never shows a stale count.
+func TestGateCountChangeIsPublishedAfterCoalescing(t *testing.T) {
+	h := newHarness(t)
+	g := h.gates()
+	h.openGate(3)
+	opened := g.until(func(gi GateInfo) bool { return gi.State == overload.Open })
+	h.parkOne(3) // joins the open gate within the same second
+	h.advanceTo(h.clock.Now().Add(gatePublishEvery))
+	got := g.until(func(gi GateInfo) bool { return gi.Waiting > opened.Waiting })
+	assert.Equal(t, opened.Waiting+1, got.Waiting)
+}
