@@ -59,7 +59,7 @@ type gateRT struct {
 	pubRev   uint64
 	pubAt    time.Time
 	pubTimer *quartz.Timer // trailing gate.updated for a coalesced count change
-	code     string // routing code and rule of the latest gated failure, for notices
+	code     string        // routing code and rule of the latest gated failure, for notices
 	ruleID   string
 	updated  time.Time
 }
