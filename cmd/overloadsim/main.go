@@ -80,6 +80,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	scale := fs.Float64("scale", 0.02, "default time scale (0.02: 900s last 18s)")
 	gate := fs.String("gate", "both", "gate modes to run: on, off or both")
 	verbose := fs.Bool("v", false, "log each run's progress to stderr")
+	probeEvery := fs.Duration("probe-every", 0, "probe at this fixed interval instead of the 10s/20s/40s/60s backoff (unscaled)")
+	release := fs.Duration("release", 0, "release window when the gate closes (unscaled; default 5s)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of all runs to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -117,7 +119,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var results []result
 	for _, sp := range specs {
 		for _, on := range modes {
-			sp.gate = on
+			sp.gate, sp.probeEvery, sp.release = on, *probeEvery, *release
 			sp.self = sp.selfOr(self)
 			fmt.Fprintf(os.Stderr, "overloadsim: %s N=%d wall=%s ×%g gate=%s …\n", sp.mode, sp.n, sp.wall, sp.scale, onOff(on))
 			r, err := simulate(ctx, sp, *verbose)

@@ -29,6 +29,9 @@ type spec struct {
 	wall  time.Duration // unscaled
 	gate  bool
 	self  string // this executable, for process mode
+	// probeEvery and release override the gate's probe cadence and release
+	// window (unscaled); zero keeps the defaults.
+	probeEvery, release time.Duration
 }
 
 func (s spec) selfOr(def string) string {
@@ -120,7 +123,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 	svc, err := orchestrator.New(orchestrator.Config{
 		Store: db, Agents: agents, Profiles: profiles, DefaultAgent: agentName, DataDir: dataDir, Logger: log,
 		Policy:   routingerr.PolicyConfig{Scale: sp.scale},
-		Overload: overload.Config{Scale: sp.scale, Disabled: !sp.gate},
+		Overload: sp.overloadConfig(),
 		Metrics:  orchestrator.NewMetrics(reg), SubscriberBuffer: 1 << 16,
 	})
 	if err != nil {
@@ -388,4 +391,12 @@ func counter(reg *prometheus.Registry, name string) float64 {
 		}
 	}
 	return total
+}
+
+func (s spec) overloadConfig() overload.Config {
+	c := overload.Config{Scale: s.scale, Disabled: !s.gate, ReleaseWindow: s.release}
+	if s.probeEvery > 0 {
+		c.FirstProbe, c.Backoff = s.probeEvery, []time.Duration{s.probeEvery}
+	}
+	return c
 }
