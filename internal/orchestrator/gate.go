@@ -394,9 +394,7 @@ func (s *Service) onRelease(sid string, pr *pendingRelease) {
 	}
 	delete(s.gate.releases, sid)
 	s.gate.mu.Unlock()
-	s.mu.Lock()
-	rt := s.sessions[sid]
-	s.mu.Unlock()
+	rt := s.loaded(sid)
 	if rt == nil {
 		return
 	}
@@ -432,9 +430,7 @@ func (s *Service) onProbeTimer(key string, gen uint64) {
 	if sid == "" {
 		return
 	}
-	s.mu.Lock()
-	rt := s.sessions[sid]
-	s.mu.Unlock()
+	rt := s.loaded(sid)
 	if rt == nil {
 		return
 	}
@@ -456,9 +452,7 @@ func (s *Service) onGateDeadline(sid string, p *parkedRetry) {
 		return
 	}
 	defer s.leave()
-	s.mu.Lock()
-	rt := s.sessions[sid]
-	s.mu.Unlock()
+	rt := s.loaded(sid)
 	if rt == nil {
 		return
 	}

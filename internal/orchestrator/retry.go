@@ -154,9 +154,7 @@ func (s *Service) fire(sessionID string, gen int64, attempt int) {
 		return
 	}
 	defer s.leave()
-	s.mu.Lock()
-	rt := s.sessions[sessionID]
-	s.mu.Unlock()
+	rt := s.loaded(sessionID)
 	if rt == nil {
 		return
 	}

@@ -56,6 +56,13 @@ func (s *Service) install(task store.Task, sess store.Session) *sessionRT {
 	return rt
 }
 
+// loaded returns the runtime of a session already in memory, or nil.
+func (s *Service) loaded(sessionID string) *sessionRT {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[sessionID]
+}
+
 // session returns the runtime of a session, loading it on first use. A
 // non-empty taskID must own the session.
 func (s *Service) session(ctx context.Context, sessionID, taskID string) (*sessionRT, error) {
