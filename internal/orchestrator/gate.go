@@ -270,14 +270,7 @@ func (s *Service) gateDueLocked(rt *sessionRT, p *parkedRetry) bool {
 	sid := rt.sess.ID
 	key := gateKey(rt)
 	s.gate.mu.Lock()
-	gr := s.gateLocked(key)
-	v := gr.g.Due(sid, rt.chain.deadline, now)
-	w, _ := gr.g.Waiter(sid)
-	view := gr.view(sid)
-	if v == overload.Probe {
-		s.cfg.Metrics.gateProbes.WithLabelValues(key).Inc()
-	}
-	s.afterGateLocked(gr, now)
+	v, w, view := s.dueLocked(s.gateLocked(key), sid, rt.chain.deadline, now)
 	s.gate.mu.Unlock()
 	switch v {
 	case overload.Proceed:
@@ -301,6 +294,19 @@ func (s *Service) gateDueLocked(rt *sessionRT, p *parkedRetry) bool {
 	return true
 }
 
+// dueLocked tells the gate a session is due and applies the gate's side of
+// the answer (probe metric, timer, row, gate.updated). gate.mu is held.
+func (s *Service) dueLocked(gr *gateRT, sid string, deadline, now time.Time) (overload.Verdict, overload.Waiter, gateView) {
+	v := gr.g.Due(sid, deadline, now)
+	w, _ := gr.g.Waiter(sid)
+	view := gr.view(sid)
+	if v == overload.Probe {
+		s.cfg.Metrics.gateProbes.WithLabelValues(gr.g.Key()).Inc()
+	}
+	s.afterGateLocked(gr, now)
+	return v, w, view
+}
+
 // gateResumeLocked sends a manual Resume (or Start fresh) through an open
 // gate: it waits there, or goes as the probe. True when it waits.
 func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Session, fresh bool) bool {
@@ -315,13 +321,7 @@ func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Ses
 		s.gate.mu.Unlock()
 		return false
 	}
-	v := gr.g.Due(sid, time.Time{}, now)
-	w, _ := gr.g.Waiter(sid)
-	view := gr.view(sid)
-	if v == overload.Probe {
-		s.cfg.Metrics.gateProbes.WithLabelValues(key).Inc()
-	}
-	s.afterGateLocked(gr, now)
+	v, w, view := s.dueLocked(gr, sid, time.Time{}, now)
 	s.gate.mu.Unlock()
 	if v != overload.Wait {
 		return false // the probe (or a closed gate): launch now
