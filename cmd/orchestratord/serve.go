@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -182,8 +183,9 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "orchestratord UI: %s\n", url)
 
+	var wg sync.WaitGroup // the HTTP server and the bounded close below
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }() // ends when srv.Shutdown is called below
+	wg.Go(func() { errc <- srv.Serve(ln) }) // ends when srv.Shutdown is called below
 	select {
 	case err := <-errc:
 		return fmt.Errorf("http server: %w", err)
@@ -198,13 +200,14 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	}
 	<-errc
 	done := make(chan struct{})
-	go func() { // bounded: the daemon exits even if an agent ignores SIGTERM
+	wg.Go(func() { // bounded below: the process exits even if this is stuck
 		_ = svc.Close()
 		_ = agents.Close()
 		close(done)
-	}()
+	})
 	select {
 	case <-done:
+		wg.Wait()
 	case <-sctx.Done():
 		log.Warn("shutdown timed out; exiting anyway")
 	}
