@@ -172,7 +172,7 @@ func TestSlowCancelReturnsQuickly(t *testing.T) {
 	noErr(t, err) // "an agent that answers session/cancel yields a result, not a failure"
 	assert.Equal(t, "cancelled", res.StopReason)
 	assert.True(t, res.HadOutput)
-	assert.True(t, took < 2*time.Second, "took %v", took)
+	assert.True(t, took < 10*time.Second, "took %v; the slow reply lasts 20s", took)
 	assert.True(t, len(rec.take()) > 0)
 
 	// The execution stays usable after a cancelled turn.

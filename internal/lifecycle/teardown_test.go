@@ -24,7 +24,7 @@ func TestCrashYieldsEvidence(t *testing.T) {
 			e, _ := startAgent(t, m, agentOpts{env: env})
 			begin := time.Now()
 			_, err := prompt(t, e, "/crash")
-			assert.True(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
+			assert.True(t, time.Since(begin) < 12*time.Second, "took %v (bounded, not hung)", time.Since(begin))
 			ev := mustFail(t, err).Evidence
 			assert.Equal(t, "exit status 1", ev.ExitStatus)
 			assert.True(t, !ev.HasRPCError)
@@ -106,7 +106,7 @@ func TestManagerCloseWithLiveExecutions(t *testing.T) {
 	begin := time.Now()
 	noErr(t, m.Close())
 	wg.Wait()
-	assert.True(t, time.Since(begin) < 5*time.Second, "took %v", time.Since(begin))
+	assert.True(t, time.Since(begin) < 12*time.Second, "took %v (bounded, not hung)", time.Since(begin))
 	if promptErr != nil {
 		assert.True(t, mustFail(t, promptErr).Evidence.Cancelled)
 	}

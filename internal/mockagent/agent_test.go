@@ -294,7 +294,7 @@ func TestSlowHonoursCancel(t *testing.T) {
 	resp, err := p.prompt(t, sid, "/slow:20000")
 	require.NoError(t, err)
 	assert.Equal(t, acp.StopReasonCancelled, resp.StopReason)
-	assert.True(t, time.Since(begin) < 2*time.Second, "took %s", time.Since(begin))
+	assert.True(t, time.Since(begin) < 10*time.Second, "took %s; the slow reply lasts 20s", time.Since(begin))
 }
 
 func TestCrashEndsRun(t *testing.T) {

@@ -193,7 +193,9 @@ func TestCloseDoesNotWaitLongForASilentClient(t *testing.T) {
 	c.healthy()
 	start := time.Now()
 	require.NoError(t, env.srv.Close()) // the client never reads, so never answers the close frame
-	require.Less(t, time.Since(start), closeGrace+2*time.Second)
+	// Without the grace Close would wait for the client forever; the margin
+	// is wide because a loaded CI machine is slow, not because Close is.
+	require.Less(t, time.Since(start), closeGrace+10*time.Second)
 }
 
 func TestServesEmbeddedPage(t *testing.T) {
