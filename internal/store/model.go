@@ -1,9 +1,7 @@
 package store
 
-// CONTRACT: the record types below and the method set of *DB (db.go,
-// tasks.go, sessions.go, events.go, messages.go, executions.go, retries.go,
-// gates.go)
-// are what internal/orchestrator consumes.
+// The records below, with the methods of *DB in the files named after them,
+// are what internal/orchestrator's Store interface consumes.
 
 import (
 	"encoding/json"
