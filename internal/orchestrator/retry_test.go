@@ -29,6 +29,18 @@ func expectRetry(t *testing.T, h *harness, trap *quartz.Trap, f *feed, delay tim
 	return n
 }
 
+// parkFirst creates a task whose first turn fails with a 529 and returns once
+// its first retry is parked on the 5s timer.
+func parkFirst(t *testing.T, prompt string) (*harness, TaskView, *feed) {
+	t.Helper()
+	h := newHarness(t)
+	trap := h.clock.Trap().AfterFunc("retry")
+	t.Cleanup(trap.Close)
+	v, f := h.create(prompt, nil)
+	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+	return h, v, f
+}
+
 func TestOverloadedFirstTurnRecoversOnThirdAttemptWithOneNotice(t *testing.T) {
 	h := newHarness(t)
 	trap := h.clock.Trap().AfterFunc("retry")
@@ -143,12 +155,8 @@ func TestMaxAttempts(t *testing.T) {
 }
 
 func TestCancelDuringWaitShowsBannerAndIsIdempotent(t *testing.T) {
-	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
-	defer trap.Close()
-	v, f := h.create("/overloaded:1 hello", nil)
+	h, v, f := parkFirst(t, "/overloaded:1 hello")
 	sid := v.Sessions[0].ID
-	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
 
 	req := RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverCancelRetry}
 	require.NoError(t, h.svc.Recover(h.ctx, req))
@@ -193,12 +201,8 @@ func TestCancelRacingTheFireEndsInExactlyOneBanner(t *testing.T) {
 }
 
 func TestNewPromptDuringWaitSupersedesTheRetry(t *testing.T) {
-	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
-	defer trap.Close()
-	v, f := h.create("/overloaded:1 first", nil)
+	h, v, f := parkFirst(t, "/overloaded:1 first")
 	sid := v.Sessions[0].ID
-	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
 
 	require.NoError(t, h.svc.Prompt(h.ctx, PromptRequest{SessionID: sid, Text: "something else"}))
 	assert.Equal(t, "end_turn", f.until(isTurnDone).StopReason)
@@ -213,12 +217,8 @@ func TestNewPromptDuringWaitSupersedesTheRetry(t *testing.T) {
 }
 
 func TestStaleGenerationFireDoesNothing(t *testing.T) {
-	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
-	defer trap.Close()
-	v, f := h.create("/overloaded:1 first", nil)
+	h, v, f := parkFirst(t, "/overloaded:1 first")
 	sid := v.Sessions[0].ID
-	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
 	row, ok := h.pending(sid)
 	require.True(t, ok)
 
@@ -393,12 +393,8 @@ func TestReplaySafetyRefusesAfterToolActivity(t *testing.T) {
 // claude-agent-acp streams its error line as reply text before failing: that
 // echo neither blocks the retry nor stays in the chat as the agent's words.
 func TestEchoedErrorIsRetriedAndRemovedFromTheChat(t *testing.T) {
-	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
-	defer trap.Close()
-	v, f := h.create("/echo-overloaded:1 build it", nil)
+	h, v, f := parkFirst(t, "/echo-overloaded:1 build it")
 	sid := v.Sessions[0].ID
-	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
 	assert.Empty(t, byRole(h.messages(sid), "agent"), "the echoed error is not left as a reply")
 	h.clock.Advance(5 * time.Second).MustWait(h.ctx)
 	assert.Equal(t, "end_turn", f.until(isTurnDone).StopReason)
