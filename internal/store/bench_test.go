@@ -72,26 +72,35 @@ func BenchmarkAppendEvent(b *testing.B) {
 		})
 	}
 
-	// GOMAXPROCS goroutines, one session each, share the single writer.
-	b.Run("parallel sessions", func(b *testing.B) {
-		db := newStore(b)
-		var next atomic.Int64
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			n := next.Add(1)
-			taskID, sessID := fmt.Sprintf("t%d", n), fmt.Sprintf("s%d", n)
-			if err := db.CreateTask(b.Context(), store.Task{ID: taskID, State: store.TaskInProgress},
-				store.Session{ID: sessID, State: store.SessionRunning}); err != nil {
+	// Goroutines, one session each, share the single writer; writes that
+	// queue while a commit runs share the next commit (group commit).
+	for _, par := range []struct {
+		name string
+		mult int // goroutines per GOMAXPROCS
+	}{{"parallel sessions", 1}, {"500 sessions at once", 250}} {
+		b.Run(par.name, func(b *testing.B) { parallelAppend(b, par.mult) })
+	}
+}
+
+func parallelAppend(b *testing.B, mult int) {
+	db := newStore(b)
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(mult)
+	b.RunParallel(func(pb *testing.PB) {
+		n := next.Add(1)
+		taskID, sessID := fmt.Sprintf("t%d", n), fmt.Sprintf("s%d", n)
+		if err := db.CreateTask(b.Context(), store.Task{ID: taskID, State: store.TaskInProgress},
+			store.Session{ID: sessID, State: store.SessionRunning}); err != nil {
+			b.Error(err)
+			return
+		}
+		s := &streamer{db: db, session: sessID, chunksPerReply: 200}
+		for pb.Next() {
+			if err := s.step(b); err != nil {
 				b.Error(err)
 				return
 			}
-			s := &streamer{db: db, session: sessID, chunksPerReply: 200}
-			for pb.Next() {
-				if err := s.step(b); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
+		}
 	})
 }

@@ -46,6 +46,11 @@ type DB struct {
 	// hot are the statements AppendEvent runs for every streamed chunk,
 	// prepared once on the writer connection.
 	hot hotStmts
+	// writes feeds the committer (commit.go), the writer connection's
+	// only user once Open returns.
+	writes     chan *writeReq
+	stopCommit chan struct{}
+	commitDone chan struct{}
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -127,7 +132,11 @@ func (db *DB) open(ctx context.Context, ms []migration) error {
 	if err := db.r.PingContext(ctx); err != nil {
 		return db.openErr(err)
 	}
-	return db.hot.prepare(ctx, db.w)
+	if err := db.hot.prepare(ctx, db.w); err != nil {
+		return err
+	}
+	db.startCommitter()
+	return nil
 }
 
 func (db *DB) openErr(err error) error {
@@ -149,6 +158,7 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) closeAll() error {
+	db.stopCommitter()
 	errs := []error{db.hot.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
@@ -289,32 +299,6 @@ func (db *DB) fail(err error) error {
 		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	return err
-}
-
-// write runs fn in one transaction on the writer connection. Any error
-// from fn rolls everything back.
-func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	if err := db.usable(); err != nil {
-		return err
-	}
-	tx, err := db.w.BeginTx(ctx, nil)
-	if err != nil {
-		return db.fail(err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return db.fail(err)
-	}
-	return db.fail(tx.Commit())
-}
-
-// exec runs one autocommit statement on the writer connection.
-func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if err := db.usable(); err != nil {
-		return nil, err
-	}
-	res, err := db.w.ExecContext(ctx, query, args...)
-	return res, db.fail(err)
 }
 
 // read runs fn in one read transaction, so it sees a single snapshot.

@@ -21,8 +21,10 @@
 //     dispatched exactly once, however many timers race for it.
 //
 // Writes go through a single connection, so goroutines queue in Go rather
-// than fail with SQLITE_BUSY; reads use a small pool and, thanks to WAL,
-// never wait for a writer.
+// than fail with SQLITE_BUSY; writes that queue while a commit runs share
+// the next one (group commit, each write in its own savepoint, so each
+// still succeeds or fails alone). Reads use a small pool and, thanks to
+// WAL, never wait for a writer.
 //
 // The store holds no policy: it does not decide states, retries or
 // schedules, does not publish events, and never reads a clock (every time

@@ -99,7 +99,7 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 		}
 	}
 
-	err = db.write(ctx, func(tx *sql.Tx) error {
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var res sql.Result
 		var err error
 		if s := w.Session; s != nil {

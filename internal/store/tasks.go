@@ -41,7 +41,7 @@ func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error {
 			return fmt.Errorf("store: create task %s: %w: its session belongs to task %q", t.ID, ErrInvalid, s.TaskID)
 		}
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt)); err != nil {
 			return mapConstraint(err, "task "+t.ID)
