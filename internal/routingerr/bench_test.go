@@ -51,6 +51,14 @@ func BenchmarkClassifyTypical300B(b *testing.B)   { benchClassify(b, benchTypica
 func BenchmarkClassifyUnmatched300B(b *testing.B) { benchClassify(b, benchUnmatched) }
 func BenchmarkClassifyStderr64KiB(b *testing.B)   { benchClassify(b, benchStderr64K) }
 
+// BenchmarkClassifyNamedModel300B is the typical failure naming its model:
+// the model is read from the text without allocating.
+func BenchmarkClassifyNamedModel300B(b *testing.B) {
+	ev := benchTypical
+	ev.RPCData = `{"errorKind":"server_error","model":"claude-sonnet-4-5","request_id":"req_011CUrS5Kp2WmT8nQx3LyBa7D"}`
+	benchClassify(b, ev)
+}
+
 // BenchmarkClassifySize shows the cost grows linearly with the text read,
 // and stops growing at the per-field bound.
 func BenchmarkClassifySize(b *testing.B) {

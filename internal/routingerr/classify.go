@@ -83,7 +83,9 @@ func classifyText(ev *Evidence, now time.Time, trace *[]RuleTrace) Classificatio
 			*trace = append(*trace, RuleTrace{RuleID: r.id, Matched: pos >= 0})
 		}
 		if pos >= 0 {
-			return s.result(r, pos)
+			c := s.result(r, pos)
+			c.Model = s.modelOf()
+			return c
 		}
 	}
 	return Classification{
@@ -92,6 +94,7 @@ func classifyText(ev *Evidence, now time.Time, trace *[]RuleTrace) Classificatio
 		RuleID:     ruleUnclassified,
 		Excerpt:    s.unmatchedExcerpt(),
 		ResumeSafe: false,
+		Model:      s.modelOf(),
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package routingerr turns the evidence of a failed agent turn into a
 // classification (code, class, confidence, rule id, retry/reset hints,
-// resume safety, a sanitised excerpt) and, through Policy, into a decision:
-// retry after a delay, wait until a usage window resets, or ask a human.
+// resume safety, the model it names, a sanitised excerpt) and, through
+// Policy, into a decision: retry after a delay, wait until a usage window
+// resets, or ask a human.
 //
 // It owns every match on provider error text in the project (CONVENTIONS 6):
 // other packages switch on Classification and Decision, never on strings.

@@ -62,6 +62,9 @@ func FuzzClassify(f *testing.F) {
 		if len(trace) == 0 || trace[len(trace)-1].Matched != (c.RuleID != ruleUnclassified) {
 			t.Fatalf("trace does not end at the result")
 		}
+		if c.Model != "" && (!validModel(c.Model) || Sanitize(c.Model) != c.Model) {
+			t.Fatalf("implausible model %q", c.Model)
+		}
 		if s := Sanitize(c.Excerpt); s != c.Excerpt {
 			t.Fatalf("Sanitize is not idempotent:\n%q\n%q", c.Excerpt, s)
 		}

@@ -61,6 +61,11 @@ var openaiRules = []rule{
 	{id: "openai.engine_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
 		gate:  openaiOverloadWords,
 		match: func(s *scan) int { return errorLine(s.low, openaiOverloadWords...) }},
+	// The whole boilerplate, so a sentence that merely says "overloaded
+	// with other requests" is not an error: "That model is currently
+	// overloaded with other requests. You can retry your request, or …".
+	{id: "openai.model_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
+		all: []string{"is currently overloaded with other requests", "you can retry your request"}},
 	{id: "openai.rate_limit_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.95,
 		any: []string{"rate_limit_exceeded", "rate limit reached for"}},
 

@@ -242,6 +242,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{status(503, `{"error":{"message":"The engine is currently overloaded, please try again later.","type":"server_error"}}`)},
 		neg: []Evidence{txt("I think the engine is currently overloaded, so I waited.")},
 	},
+	"openai.model_overloaded.v1": {
+		pos: []Evidence{txt("The model `gpt-4o` is currently overloaded with other requests. You can retry your request, or contact us through our help center at help.openai.com if the error persists.")},
+		neg: []Evidence{txt("Our team said the queue is currently overloaded with other requests, so I paused the job.")},
+	},
 	"openai.rate_limit_exceeded.v1": {
 		pos: []Evidence{txt(`{"error":{"message":"Rate limit reached for gpt-4o ... Please try again in 644ms.","code":"rate_limit_exceeded"}}`)},
 		neg: []Evidence{txt("rate limit ok")},

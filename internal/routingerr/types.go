@@ -16,6 +16,9 @@ const (
 // only input of classification; no field is required.
 type Evidence struct {
 	Agent string `json:"agent,omitempty"` // agent profile name, e.g. "mock", "claude"
+	// Model is the model the turn ran on, when whoever built the evidence
+	// knows it; Classify prefers it over a model named in the error text.
+	Model string `json:"model,omitempty"`
 	Phase Phase  `json:"phase,omitempty"`
 
 	HasRPCError bool   `json:"has_rpc_error,omitempty"` // a JSON-RPC error response was received
@@ -59,4 +62,9 @@ type Classification struct {
 	// error (claude-agent-acp streams it before failing): not real work.
 	OutputIsError bool   `json:"output_is_error"`
 	Excerpt       string `json:"excerpt"` // sanitised, capped; safe to show and log
+	// Model is the model the failure names (Evidence.Model, else an explicit
+	// form in the text: "The model `gpt-4o` …", `"model":"…"`, "model: …",
+	// "models/…"); "" when none. Only plausible ids, never a path or a
+	// secret: it keys the overload gate (overload.Key).
+	Model string `json:"model,omitempty"`
 }
