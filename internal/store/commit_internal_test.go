@@ -19,7 +19,7 @@ func TestCommitGroupIsolatesEachWrite(t *testing.T) {
 
 	insert := func(id string) func(ctx context.Context, tx *sql.Tx) error {
 		return func(ctx context.Context, tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, 't', 'mock', '/w', 0, 'todo', ?, ?)`,
+			_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, 't', 'mock', '/w', 0, 'todo', ?, ?, 0)`,
 				id, "2026-01-01T00:00:00.000000000Z", "2026-01-01T00:00:00.000000000Z")
 			return err
 		}

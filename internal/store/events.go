@@ -41,7 +41,7 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 			WHERE messages.session_id = excluded.session_id`},
 		{&h.appendText, `UPDATE messages SET text = text || ?, updated_at = ? WHERE id = ? AND session_id = ?`},
 		{&h.deleteMessage, `DELETE FROM messages WHERE id = ? AND session_id = ?`},
-		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ? WHERE id = ?`},
+		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ?, gate_deadline_ns = ? WHERE id = ?`},
 	} {
 		s, err := w.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -159,7 +159,7 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 
 		if t := w.Task; t != nil {
 			res, err := tx.StmtContext(ctx, db.hot.replaceTask).ExecContext(ctx,
-				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), t.ID)
+				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), t.GateDeadline, t.ID)
 			if err != nil {
 				return err
 			}
@@ -210,6 +210,8 @@ func validateEventWrite(w *EventWrite) error {
 		return fmt.Errorf("%w: text append without message id", ErrInvalid)
 	case w.Task != nil && w.Task.ID == "":
 		return fmt.Errorf("%w: task without id", ErrInvalid)
+	case w.Task != nil && w.Task.GateDeadline < 0:
+		return fmt.Errorf("%w: task %s: negative gate deadline %s", ErrInvalid, w.Task.ID, w.Task.GateDeadline)
 	}
 	return nil
 }

@@ -34,6 +34,10 @@ type Task struct {
 	State       string    `json:"state"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// GateDeadline bounds how long the task's retry chains may wait on
+	// provider overload gates; 0 = the daemon's default. Not in the JSON:
+	// clients see it in whole seconds (orchestrator.TaskView).
+	GateDeadline time.Duration `json:"-"`
 }
 
 type Session struct {

@@ -19,6 +19,7 @@ func TestTaskAndSessionRoundTrip(t *testing.T) {
 		ID: "t1", Title: "Fix the build — ünïcode", Agent: "claude", Workdir: "/tmp/w 1",
 		MaxAttempts: 5, State: store.TaskInProgress,
 		CreatedAt: base, UpdatedAt: base.Add(time.Nanosecond),
+		GateDeadline: 4*time.Hour + time.Nanosecond, // exact to the nanosecond
 	}
 	sess := store.Session{
 		ID: "s1", State: store.SessionRunning, AgentSessionID: "acp-123", Generation: 3,
@@ -55,6 +56,35 @@ func TestTaskAndSessionRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, none)
 	require.Empty(t, none)
+}
+
+// A task's gate deadline is kept by CreateTask, changed by an event's task
+// replace, and a negative one is refused without a trace.
+func TestTaskGateDeadlineRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := newStore(t)
+	ctx := t.Context()
+	task, _ := seed(t, db, "t1", "s1")
+	got, err := db.GetTask(ctx, "t1")
+	require.NoError(t, err)
+	require.Zero(t, got.GateDeadline, "unset: the daemon's default")
+
+	task.GateDeadline = 8 * time.Hour
+	require.NoError(t, db.AppendEvent(ctx, store.EventWrite{Event: event("s1", 1, "task.updated", map[string]any{}), Task: &task}))
+	tasks, err := db.ListTasks(ctx)
+	require.NoError(t, err)
+	require.Len(t, tasks, 1)
+	require.Equal(t, 8*time.Hour, tasks[0].GateDeadline)
+
+	task.GateDeadline = -time.Minute
+	err = db.AppendEvent(ctx, store.EventWrite{Event: event("s1", 2, "task.updated", map[string]any{}), Task: &task})
+	require.ErrorIs(t, err, store.ErrInvalid)
+	got, err = db.GetTask(ctx, "t1")
+	require.NoError(t, err)
+	require.Equal(t, 8*time.Hour, got.GateDeadline)
+	sess, err := db.GetSession(ctx, "s1")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, sess.LastSeq, "the refused event was not logged")
 }
 
 func sessionIDs(ss []store.Session) []string {
@@ -110,6 +140,11 @@ func TestCreateErrors(t *testing.T) {
 			return db.CreateTask(ctx, newTask("t8", 0), newSession("s8", "t1", 0))
 		}, store.ErrInvalid},
 		{"task without id", func() error { return db.CreateTask(ctx, store.Task{}, store.Session{}) }, store.ErrInvalid},
+		{"negative gate deadline", func() error {
+			task := newTask("t7", 0)
+			task.GateDeadline = -time.Second
+			return db.CreateTask(ctx, task, store.Session{})
+		}, store.ErrInvalid},
 		{"duplicate session", func() error { return db.CreateSession(ctx, newSession("s1", "t1", 0)) }, store.ErrExists},
 		{"session of unknown task", func() error { return db.CreateSession(ctx, newSession("s2", "nope", 0)) }, store.ErrNotFound},
 		{"session without task", func() error { return db.CreateSession(ctx, newSession("s2", "", 0)) }, store.ErrInvalid},
@@ -128,7 +163,7 @@ func TestCreateErrors(t *testing.T) {
 	} {
 		require.ErrorIs(t, tc.call(), tc.want, tc.name)
 	}
-	for _, id := range []string{"t9", "t8"} {
+	for _, id := range []string{"t9", "t8", "t7"} {
 		_, err := db.GetTask(ctx, id)
 		require.ErrorIs(t, err, store.ErrNotFound, "a failed CreateTask leaves no task behind")
 	}

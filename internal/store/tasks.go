@@ -6,12 +6,12 @@ import (
 	"fmt"
 )
 
-const taskColumns = `id, title, agent, workdir, max_attempts, state, created_at, updated_at`
+const taskColumns = `id, title, agent, workdir, max_attempts, state, created_at, updated_at, gate_deadline_ns`
 
 func scanTask(s scanner) (Task, error) {
 	var t Task
 	var created, updated string
-	if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated); err != nil {
+	if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &t.GateDeadline); err != nil {
 		return Task{}, err
 	}
 	var err error
@@ -33,6 +33,9 @@ func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error {
 	if t.ID == "" {
 		return fmt.Errorf("store: create task: %w: task without id", ErrInvalid)
 	}
+	if t.GateDeadline < 0 {
+		return fmt.Errorf("store: create task %s: %w: negative gate deadline %s", t.ID, ErrInvalid, t.GateDeadline)
+	}
 	if s.ID != "" {
 		if s.TaskID == "" {
 			s.TaskID = t.ID
@@ -42,8 +45,8 @@ func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error {
 		}
 	}
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt), t.GateDeadline); err != nil {
 			return mapConstraint(err, "task "+t.ID)
 		}
 		if s.ID == "" {
