@@ -24,17 +24,43 @@ type Config struct {
 	FirstProbe time.Duration
 	// Backoff is the delay before the next probe after the 1st, 2nd, …
 	// failed probe; the last one repeats. Default 10s, 20s, 40s, 60s.
+	//
+	// FirstProbe and Backoff are the spacing for one waiting session. With
+	// n waiting, the gate probes n times as often, but never more often
+	// than MinProbeInterval: it never sends more than the waiting sessions
+	// would on that schedule by themselves, and while many wait it finds
+	// out within MinProbeInterval that the provider is back.
 	Backoff []time.Duration
+	// MinProbeInterval is the shortest spacing of two probes. Default 2s.
+	MinProbeInterval time.Duration
+	// ProbeTimeout frees the probe slot when a probe has shown no sign of
+	// an answer for this long (a hung agent or connection must not hold
+	// the gate until every waiter's deadline); the next waiter probes.
+	// Default 2m.
+	ProbeTimeout time.Duration
 	// ReleaseWindow spreads the waiting sessions when the gate closes: all
 	// are released within it, never all at once. Default 5s.
 	ReleaseWindow time.Duration
+	// ReleaseRate is how many sessions per second a closing gate releases
+	// until ReleaseWindow is reached, so that a few waiters go at once
+	// (over at least 400ms) and many are spread. Default 1000.
+	ReleaseRate float64
 	// Deadline bounds how long one session's retry chain may wait on gates
 	// in all; past it the session stops waiting and shows the recovery
 	// banner. Default 30m.
 	Deadline time.Duration
-	// Scale multiplies every duration above (demos, tests and the overload
-	// benchmark). Default 1.
+	// Scale multiplies every duration above and divides ReleaseRate (demos,
+	// tests and the overload benchmark). Default 1.
 	Scale float64
+
+	minRelease time.Duration // set by WithDefaults
+}
+
+// ReleaseWindowFor is the spread of n released sessions: n at ReleaseRate,
+// at least 400ms (scaled), at most ReleaseWindow. c has its defaults applied.
+func (c Config) ReleaseWindowFor(n int) time.Duration {
+	w := time.Duration(float64(n) / c.ReleaseRate * float64(time.Second))
+	return min(max(w, c.minRelease), c.ReleaseWindow)
 }
 
 // Defaults (see Config).
@@ -44,6 +70,13 @@ const (
 	DefaultFirstProbe    = 5 * time.Second
 	DefaultReleaseWindow = 5 * time.Second
 	DefaultDeadline      = 30 * time.Minute
+
+	DefaultMinProbeInterval = 2 * time.Second
+	DefaultProbeTimeout     = 2 * time.Minute
+	DefaultReleaseRate      = 1000.0
+	// minReleaseWindow keeps even two released sessions 100ms apart
+	// (Spread puts the first and the last a quarter window apart).
+	minReleaseWindow = 400 * time.Millisecond
 )
 
 // DefaultBackoff is the probe backoff after failed probes.
@@ -68,7 +101,8 @@ func (c Config) Validate() error {
 	for _, f := range []struct {
 		name string
 		d    time.Duration
-	}{{"Window", c.Window}, {"FirstProbe", c.FirstProbe}, {"ReleaseWindow", c.ReleaseWindow}, {"Deadline", c.Deadline}} {
+	}{{"Window", c.Window}, {"FirstProbe", c.FirstProbe}, {"MinProbeInterval", c.MinProbeInterval}, {"ProbeTimeout", c.ProbeTimeout},
+		{"ReleaseWindow", c.ReleaseWindow}, {"Deadline", c.Deadline}} {
 		if f.d < 0 {
 			return &ConfigError{Field: f.name, Value: f.d, Reason: "must not be negative"}
 		}
@@ -77,6 +111,9 @@ func (c Config) Validate() error {
 		if d <= 0 {
 			return &ConfigError{Field: fmt.Sprintf("Backoff[%d]", i), Value: d, Reason: "must be positive"}
 		}
+	}
+	if c.ReleaseRate < 0 || math.IsNaN(c.ReleaseRate) || math.IsInf(c.ReleaseRate, 0) {
+		return &ConfigError{Field: "ReleaseRate", Value: c.ReleaseRate, Reason: "must be a finite number, not negative"}
 	}
 	if c.Scale < 0 || math.IsNaN(c.Scale) || math.IsInf(c.Scale, 0) {
 		return &ConfigError{Field: "Scale", Value: c.Scale, Reason: "must be a finite number, not negative"}
@@ -106,7 +143,17 @@ func (c Config) WithDefaults() Config {
 		ReleaseWindow: pick(c.ReleaseWindow, DefaultReleaseWindow),
 		Deadline:      pick(c.Deadline, DefaultDeadline),
 		Scale:         1,
+
+		MinProbeInterval: pick(c.MinProbeInterval, DefaultMinProbeInterval),
+		ProbeTimeout:     pick(c.ProbeTimeout, DefaultProbeTimeout),
+		ReleaseRate:      c.ReleaseRate,
+		minRelease:       scaled(minReleaseWindow, scale),
 	}
+	if !(out.ReleaseRate > 0) || math.IsInf(out.ReleaseRate, 0) {
+		out.ReleaseRate = DefaultReleaseRate
+	}
+	out.ReleaseRate /= scale // a rate: scaled time runs faster
+	out.minRelease = min(out.minRelease, out.ReleaseWindow)
 	if out.Threshold <= 0 {
 		out.Threshold = DefaultThreshold
 	}

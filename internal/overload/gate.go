@@ -98,6 +98,7 @@ type Gate struct {
 	failedProbes int
 	probesSent   int
 	probe        *Waiter                  // the probe in flight; nil when none
+	probeSince   time.Time                // when the probe in flight went
 	queue        *list.List               // of *Waiter, in probe order (oldest first)
 	waiting      map[string]*list.Element // session → its element of queue
 
@@ -185,13 +186,16 @@ func (g *Gate) Failed(session string, deadline, now time.Time) Verdict {
 		w := *g.probe
 		g.probe = nil
 		g.failedProbes++
+		expired := !now.Before(w.Deadline)
+		if !expired {
+			g.enqueue(w)
+		}
 		g.nextProbe = now.Add(g.interval())
 		g.changed(true)
-		if !now.Before(w.Deadline) {
+		if expired {
 			g.closeIfIdle()
 			return Expired
 		}
-		g.enqueue(w)
 		return Wait
 	}
 	deadline = g.deadlineOf(deadline, now)
@@ -238,7 +242,7 @@ func (g *Gate) Due(session string, deadline, now time.Time) Verdict {
 	}
 	if g.probe == nil && !now.Before(g.nextProbe) {
 		g.remove(session)
-		g.startProbe(w)
+		g.startProbe(w, now)
 		return Probe
 	}
 	if queued {
@@ -249,9 +253,16 @@ func (g *Gate) Due(session string, deadline, now time.Time) Verdict {
 
 // ProbeDue is the gate's timer: when the probe slot is free and the next
 // probe is due, the session that has waited longest becomes the probe and
-// is returned; "" when there is nothing to do. An open gate that nobody
+// is returned; "" when there is nothing to do. A probe in flight for
+// ProbeTimeout gives up the slot first (its turn goes on; if it fails it
+// waits again, if it succeeds it closes the gate). An open gate that nobody
 // waits on closes.
 func (g *Gate) ProbeDue(now time.Time) string {
+	if g.state == Open && g.probe != nil && !now.Before(g.probeSince.Add(g.cfg.ProbeTimeout)) {
+		g.probe = nil
+		g.nextProbe = now
+		g.changed(true)
+	}
 	if g.state != Open || g.probe != nil || now.Before(g.nextProbe) {
 		return ""
 	}
@@ -262,7 +273,7 @@ func (g *Gate) ProbeDue(now time.Time) string {
 	}
 	w := *front.Value.(*Waiter)
 	g.remove(w.Session)
-	g.startProbe(w)
+	g.startProbe(w, now)
 	return w.Session
 }
 
@@ -281,7 +292,7 @@ func (g *Gate) Succeeded(session string, now time.Time) []Release {
 	g.probe = nil
 	g.remove(session)
 	n := g.queue.Len()
-	offsets := Spread(n, g.cfg.ReleaseWindow, g.rand)
+	offsets := Spread(n, g.cfg.ReleaseWindowFor(n), g.rand)
 	out := make([]Release, 0, n)
 	for e := g.queue.Front(); e != nil; e = e.Next() {
 		w := e.Value.(*Waiter)
@@ -326,10 +337,13 @@ func (g *Gate) Expire(session string, now time.Time) bool {
 }
 
 // Wake returns when the owner's timer must call ProbeDue: the next probe
-// of an open gate without a probe in flight.
+// of an open gate, or the timeout of the probe in flight.
 func (g *Gate) Wake() (time.Time, bool) {
-	if g.state != Open || g.probe != nil {
+	switch {
+	case g.state != Open:
 		return time.Time{}, false
+	case g.probe != nil:
+		return g.probeSince.Add(g.cfg.ProbeTimeout), true
 	}
 	return g.nextProbe, true
 }
@@ -383,14 +397,17 @@ func (g *Gate) Persisted() Persisted {
 		FailedProbes: g.failedProbes, ProbesSent: g.probesSent}
 }
 
-// interval is the current spacing of probes: FirstProbe until a probe has
-// failed, then the backoff step of the failures so far.
+// interval is the current spacing of probes: the step (FirstProbe until a
+// probe has failed, then the backoff step of the failures so far) divided
+// by the sessions waiting, but at least MinProbeInterval (see Config).
 func (g *Gate) interval() time.Duration {
-	if g.failedProbes == 0 {
-		return g.cfg.FirstProbe
+	step := g.cfg.FirstProbe
+	if g.failedProbes > 0 {
+		b := g.cfg.Backoff
+		step = b[min(g.failedProbes, len(b))-1]
 	}
-	b := g.cfg.Backoff
-	return b[min(g.failedProbes, len(b))-1]
+	n := max(g.queue.Len(), 1)
+	return min(step, max(step/time.Duration(n), g.cfg.MinProbeInterval))
 }
 
 func (g *Gate) join(session string, deadline, now time.Time) Verdict {
@@ -419,8 +436,8 @@ func (g *Gate) remove(session string) bool {
 	return true
 }
 
-func (g *Gate) startProbe(w Waiter) {
-	g.probe = &w
+func (g *Gate) startProbe(w Waiter, now time.Time) {
+	g.probe, g.probeSince = &w, now
 	g.probesSent++
 	g.changed(true)
 }

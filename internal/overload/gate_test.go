@@ -12,6 +12,10 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
+// perSession probes on the per-session schedule whatever the number of
+// waiters (MinProbeInterval above every step), to test the backoff itself.
+var perSession = Config{MinProbeInterval: time.Hour}
+
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
 const s = time.Second
@@ -135,8 +139,8 @@ func TestGate(t *testing.T) {
 			{op: "failed", session: "a", verdict: Proceed},
 			{op: "failed", session: "b", verdict: Proceed},
 			{op: "failed", session: "c", verdict: Wait, wake: 5 * s, waiting: 1},
-			{op: "due", session: "a", at: 4 * s, verdict: Wait, waiting: 2}, // before the first probe
-			{op: "due", session: "b", at: 5 * s, verdict: Probe, wake: -1, waiting: 2},
+			{op: "due", session: "a", at: 4 * s, verdict: Wait, waiting: 2},                 // before the first probe
+			{op: "due", session: "b", at: 5 * s, verdict: Probe, wake: 125 * s, waiting: 2}, // wake: the probe's timeout
 			{op: "due", session: "d", at: 5 * s, verdict: Wait, waiting: 3},
 			{op: "probe-due", at: 5 * s, probe: "-"}, // the slot is taken
 			{op: "failed", session: "e", at: 6 * s, verdict: Wait, waiting: 4},
@@ -145,9 +149,9 @@ func TestGate(t *testing.T) {
 			{op: "failed", session: "a"}, {op: "failed", session: "b"}, {op: "failed", session: "c", verdict: Wait},
 			{op: "due", session: "a", at: 1 * s, verdict: Wait},
 			{op: "probe-due", at: 4 * s, probe: "-"}, // early
-			{op: "probe-due", at: 5 * s, probe: "c", wake: -1, waiting: 1},
+			{op: "probe-due", at: 5 * s, probe: "c", wake: 125 * s, waiting: 1},
 		}},
-		{"failed probes back off 10/20/40/60/60 and rotate", Config{}, []step{
+		{"failed probes back off 10/20/40/60/60 and rotate", perSession, []step{
 			{op: "failed", session: "a"}, {op: "failed", session: "b"}, {op: "failed", session: "c"},
 			{op: "due", session: "a", at: 1 * s}, {op: "due", session: "b", at: 1 * s},
 			{op: "probe-due", at: 5 * s, probe: "c"},
@@ -210,7 +214,40 @@ func TestGate(t *testing.T) {
 			{op: "leave", session: "a", at: 7 * s, state: Closed},
 			{op: "probe-due", at: 16 * s, probe: "-", state: Closed},
 		}},
-		{"scale shrinks every interval", Config{Scale: 0.01}, []step{
+		{"a hung probe gives up the slot after ProbeTimeout", Config{ProbeTimeout: 30 * s}, []step{
+			{op: "failed", session: "a"}, {op: "failed", session: "b"}, {op: "failed", session: "c"},
+			{op: "due", session: "a", at: 1 * s},
+			{op: "probe-due", at: 5 * s, probe: "c", wake: 35 * s},
+			{op: "probe-due", at: 34 * s, probe: "-"},
+			{op: "probe-due", at: 35 * s, probe: "a", wake: 65 * s, waiting: -1, state: Open},
+			// The hung turn ends at last: a failure waits again, not as the probe.
+			{op: "failed", session: "c", at: 40 * s, verdict: Wait, waiting: 1, wake: 65 * s},
+			{op: "succeeded", session: "a", at: 41 * s, released: []string{"c"}, state: Closed},
+		}},
+		{"many waiters probe more often, never more than every 2s", Config{}, []step{
+			{op: "failed", session: "a"}, {op: "failed", session: "b"}, {op: "failed", session: "c"},
+			{op: "due", session: "a", at: 1 * s}, {op: "due", session: "b", at: 1 * s}, {op: "due", session: "d", at: 1 * s},
+			{op: "probe-due", at: 5 * s, probe: "c"},
+			// 4 waiting (c again among them): 10s / 4 = 2.5s
+			{op: "failed", session: "c", at: 6 * s, verdict: Wait, wake: 8500 * time.Millisecond, waiting: 4},
+			{op: "due", session: "e", at: 7 * s}, {op: "due", session: "f", at: 7 * s},
+			{op: "due", session: "g", at: 7 * s}, {op: "due", session: "h", at: 7 * s},
+			{op: "due", session: "i", at: 7 * s}, {op: "due", session: "j", at: 7 * s, waiting: 10},
+			{op: "probe-due", at: 8500 * time.Millisecond, probe: "a"},
+			// 10 waiting: 20s / 10 = 2s, the floor
+			{op: "failed", session: "a", at: 9 * s, verdict: Wait, wake: 11 * s, waiting: 10},
+			{op: "probe-due", at: 11 * s, probe: "b"},
+			// 10 waiting: 40s / 10 = 4s
+			{op: "failed", session: "b", at: 11 * s, verdict: Wait, wake: 15 * s},
+			{op: "leave", session: "c", at: 12 * s}, {op: "leave", session: "d", at: 12 * s},
+			{op: "leave", session: "e", at: 12 * s}, {op: "leave", session: "f", at: 12 * s},
+			{op: "leave", session: "g", at: 12 * s}, {op: "leave", session: "h", at: 12 * s},
+			{op: "leave", session: "i", at: 12 * s}, {op: "leave", session: "j", at: 12 * s, waiting: 2},
+			{op: "probe-due", at: 15 * s, probe: "a"},
+			// 2 waiting: 60s / 2 = 30s
+			{op: "failed", session: "a", at: 15 * s, verdict: Wait, wake: 45 * s},
+		}},
+		{"scale shrinks every interval", perSession.withScale(0.01), []step{
 			{op: "failed", session: "a"}, {op: "failed", session: "b"},
 			{op: "failed", session: "c", verdict: Wait, wake: 50 * time.Millisecond},
 			{op: "probe-due", at: 50 * time.Millisecond, probe: "c"},
@@ -239,7 +276,7 @@ func TestRevisions(t *testing.T) {
 }
 
 func TestRestore(t *testing.T) {
-	g := New("k", Config{}, nil)
+	g := New("k", perSession, nil)
 	for _, id := range []string{"a", "b", "c"} {
 		g.Failed(id, time.Time{}, t0)
 	}
@@ -254,7 +291,7 @@ func TestRestore(t *testing.T) {
 	// After a restart at t0+60s: the probe is overdue, so the first waiter probes at once.
 	ws := g.Waiters()
 	slices.Reverse(ws)
-	r := Restore(p, ws, Config{}, nil)
+	r := Restore(p, ws, perSession, nil)
 	w, ok := r.Wake()
 	require.True(t, ok)
 	assert.Equal(t, at(16*s), w)
@@ -290,7 +327,7 @@ func TestSpread(t *testing.T) {
 func TestSucceededSpreadsReleasesWithJitter(t *testing.T) {
 	vals := []float64{0.9, 0.1, 0.5, 0.3}
 	i := 0
-	g := New("k", Config{}, func() float64 { v := vals[i%len(vals)]; i++; return v })
+	g := New("k", Config{ReleaseRate: 1}, func() float64 { v := vals[i%len(vals)]; i++; return v })
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		g.Failed(id, time.Time{}, t0)
 	}
@@ -300,13 +337,27 @@ func TestSucceededSpreadsReleasesWithJitter(t *testing.T) {
 	require.Equal(t, 5, g.Waiting())
 	rel := g.Succeeded("x", at(100*s))
 	require.Len(t, rel, 5)
-	slot := time.Second // 5s / 5
+	slot := time.Second // 5 sessions at 1/s
 	for k, r := range rel {
 		off := r.At.Sub(at(100 * s))
 		assert.GreaterOrEqual(t, off, time.Duration(k)*slot)
 		assert.Less(t, off, time.Duration(k)*slot+slot/2, "jitter stays in the first half of the slot")
 		assert.Equal(t, t0, r.Since)
 	}
+}
+
+// A few released sessions go within 400ms; many at ReleaseRate; never
+// beyond ReleaseWindow.
+func TestReleaseWindowFor(t *testing.T) {
+	d := Config{}.WithDefaults()
+	assert.Equal(t, 400*time.Millisecond, d.ReleaseWindowFor(3))
+	assert.Equal(t, time.Second, d.ReleaseWindowFor(1000))
+	assert.Equal(t, 2500*time.Millisecond, d.ReleaseWindowFor(2500))
+	assert.Equal(t, 5*s, d.ReleaseWindowFor(10000))
+	sc := Config{Scale: 0.1}.WithDefaults()
+	assert.Equal(t, 40*time.Millisecond, sc.ReleaseWindowFor(3))
+	assert.Equal(t, 100*time.Millisecond, sc.ReleaseWindowFor(1000), "the rate scales with time")
+	assert.Equal(t, 500*time.Millisecond, sc.ReleaseWindowFor(10000))
 }
 
 func TestConfig(t *testing.T) {
@@ -317,6 +368,8 @@ func TestConfig(t *testing.T) {
 	assert.Equal(t, DefaultBackoff, d.Backoff)
 	assert.Equal(t, 5*s, d.ReleaseWindow)
 	assert.Equal(t, 30*time.Minute, d.Deadline)
+	assert.Equal(t, 2*s, d.MinProbeInterval)
+	assert.Equal(t, 1000.0, d.ReleaseRate)
 
 	sc := Config{Scale: 0.5, Backoff: []time.Duration{2 * s, 4 * s}}.WithDefaults()
 	assert.Equal(t, []time.Duration{s, 2 * s}, sc.Backoff)
@@ -332,6 +385,8 @@ func TestConfig(t *testing.T) {
 		{Config{Deadline: -s}, "Deadline"},
 		{Config{Backoff: []time.Duration{s, 0}}, "Backoff[1]"},
 		{Config{Scale: -2}, "Scale"},
+		{Config{MinProbeInterval: -s}, "MinProbeInterval"},
+		{Config{ReleaseRate: -1}, "ReleaseRate"},
 	} {
 		err := tc.cfg.Validate()
 		var ce *ConfigError
@@ -352,3 +407,5 @@ func TestGated(t *testing.T) {
 	assert.Equal(t, "claude", Key("claude", ""))
 	assert.Equal(t, "claude/opus", Key("claude", "opus"))
 }
+
+func (c Config) withScale(f float64) Config { c.Scale = f; return c }
