@@ -203,7 +203,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			a.log.Info("wall is up", zap.String("task", a.taskID))
 			return a.fail(ctx, sid, sc, prompt)
 		}
-		return a.reply(ctx, sid, reply)
+		return a.lingeringReply(ctx, sid, reply, time.Duration(sc.ms)*time.Millisecond)
 	}
 	if isScenario && sc.fails() {
 		task := a.taskID
@@ -267,6 +267,22 @@ func (a *agent) fail(ctx context.Context, sid string, sc scenario, prompt string
 func (a *agent) reply(ctx context.Context, sid, text string) (acp.PromptResponse, error) {
 	if err := a.stream(ctx, sid, chunks(text, 3), 0); err != nil {
 		return acp.PromptResponse{}, err
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// lingeringReply streams text at once, then takes d more to end the turn (a
+// long turn whose first output is early).
+func (a *agent) lingeringReply(ctx context.Context, sid, text string, d time.Duration) (acp.PromptResponse, error) {
+	if err := a.stream(ctx, sid, chunks(text, 3), 0); err != nil {
+		return acp.PromptResponse{}, err
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case <-t.C:
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }

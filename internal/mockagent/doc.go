@@ -21,6 +21,10 @@
 //	                        otherwise; every /wall prompt is logged (WallRequests)
 //	anything else           "Echo: <prompt>" in at least three chunks
 //
+// A failing scenario's name may carry a model, "/overloaded@gpt-4o:2" or
+// "/wall@o3": its error data then has "model": "<model>", as provider errors
+// that name the model do (the model may not contain ':').
+//
 // N is how many prompts fail before the scenario recovers: default 1 for
 // overloaded, conn-closed, rate-limit and crash; unlimited for usage-limit,
 // auth and too-long. A recovered scenario replies "Recovered after N

@@ -28,7 +28,8 @@ const (
 	// scEchoOverloaded streams its 529 line as reply text, then fails with
 	// it, as claude-agent-acp does.
 	scEchoOverloaded = "echo-overloaded"
-	// scWall fails with a 529 while the shared wall (wall.go) is up.
+	// scWall fails with a 529 while the shared wall (wall.go) is up;
+	// "/wall:MS" then streams its reply and takes MS more to end the turn.
 	scWall = "wall"
 )
 
@@ -59,7 +60,8 @@ type scenario struct {
 	token string // as written, e.g. "/rate-limit:2:5"; kept in history
 	n     int    // failing scenarios: how many prompts fail before recovery
 	secs  int    // rate-limit: retry hint
-	ms    int    // slow: total duration
+	ms    int    // slow: total duration; wall: how long the reply after the wall lingers
+	model string // "/name@MODEL": the model its errors name; "" when none
 }
 
 func (s scenario) fails() bool {
@@ -80,7 +82,8 @@ func parseScenario(text string) (scenario, bool) {
 	}
 	token := fields[0]
 	parts := strings.Split(strings.TrimPrefix(token, "/"), ":")
-	s := scenario{name: strings.ToLower(parts[0]), token: token}
+	name, model, _ := strings.Cut(parts[0], "@")
+	s := scenario{name: strings.ToLower(name), token: token, model: model}
 	num := func(i, def int) int {
 		if i >= len(parts) {
 			return def
@@ -94,7 +97,9 @@ func parseScenario(text string) (scenario, bool) {
 	switch s.name {
 	case scSlow:
 		s.ms = num(1, defaultSlowMS)
-	case scTool, scWall:
+	case scTool:
+	case scWall:
+		s.ms = num(1, 0)
 	case scRateLimit:
 		s.n = num(1, failDefaults[s.name])
 		s.secs = num(2, defaultRetryAfterSecs)
@@ -133,8 +138,18 @@ func apiError(detail string) *acp.RequestError {
 // echoedOverload is Claude Code's 529 line, streamed and then returned.
 const echoedOverload = "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment."
 
-// scenarioError is the JSON-RPC error a failing scenario answers with.
+// scenarioError is the JSON-RPC error a failing scenario answers with;
+// "/name@MODEL" adds "model": MODEL to its data, as provider error bodies
+// that name the model do.
 func scenarioError(s scenario, now time.Time) *acp.RequestError {
+	e := scenarioErrorOf(s, now)
+	if data, ok := e.Data.(map[string]any); ok && s.model != "" {
+		data["model"] = s.model
+	}
+	return e
+}
+
+func scenarioErrorOf(s scenario, now time.Time) *acp.RequestError {
 	switch s.name {
 	case scOverloaded, scToolOverloaded, scWall:
 		return apiError(`API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"` + requestID() + `"}`)

@@ -99,3 +99,27 @@ func TestChunks(t *testing.T) {
 		assert.Equal(t, s, strings.Join(c, ""))
 	}
 }
+
+func TestScenarioNamesAModel(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 6, 1, 12, 25, 0, 0, time.UTC)
+	for _, tc := range []struct{ in, name, model string }{
+		{"/overloaded@gpt-4o:2 hi", scOverloaded, "gpt-4o"},
+		{"/wall@o3 job", scWall, "o3"},
+		{"/wall@claude-3-sonnet@20240229:50", scWall, "claude-3-sonnet@20240229"},
+		{"/overloaded hi", scOverloaded, ""},
+	} {
+		s, ok := parseScenario(tc.in)
+		require.True(t, ok, tc.in)
+		assert.Equal(t, tc.name, s.name, tc.in)
+		assert.Equal(t, tc.model, s.model, tc.in)
+		data := scenarioError(s, now).Data.(map[string]any)
+		if tc.model == "" {
+			assert.NotContains(t, data, "model", tc.in)
+			continue
+		}
+		assert.Equal(t, tc.model, data["model"], tc.in)
+	}
+	s, _ := parseScenario("/overloaded@gpt-4o:2")
+	assert.Equal(t, 2, s.n)
+}
