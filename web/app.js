@@ -59,7 +59,11 @@ const gates = new GatePanel({
   list: $('gates-list'),
   announce: $('gates-announce'),
   now: () => Date.now() + conn.skewMs,
-  fetch: () => conn.request('gate.list', {}),
+  fetch: async () => {
+    const res = await conn.request('gate.list', {});
+    showGateDefault(res);
+    return res;
+  },
 });
 
 // ---- connection -------------------------------------------------------------
@@ -218,6 +222,8 @@ $('new-task').addEventListener('submit', async (ev) => {
   const sent = { title: fields.title.value, prompt: fields.prompt.value, max: fields.max.value };
   const payload = { title: sent.title.trim(), prompt: sent.prompt, agent: $('nt-agent').value || 'mock' };
   if (sent.max.trim()) payload.max_attempts = Number(sent.max);
+  const wait = $('nt-gate').value; // kept after creating: the next task is likely alike
+  if (wait && !$('nt-gate-field').hidden) payload.gate_deadline_seconds = Number(wait);
   if (!payload.prompt.trim()) {
     formError('Write a prompt for the agent.');
     fields.prompt.focus();
@@ -248,6 +254,21 @@ $('nt-prompt').addEventListener('keydown', (ev) => {
     $('new-task').requestSubmit();
   }
 });
+
+/**
+ * showGateDefault names the daemon's own gate deadline in the "keep
+ * waiting" choice (its configured value, not always 30 min), and hides the
+ * choice when the overload gate is off.
+ */
+function showGateDefault(list) {
+  $('nt-gate-field').hidden = list.enabled === false;
+  const secs = Number(list.deadline_seconds);
+  if (!(secs > 0)) return;
+  let text = `${Math.round(secs)} s`;
+  if (secs % 3600 === 0) text = `${secs / 3600} h`;
+  else if (secs >= 60) text = `${Math.round(secs / 60)} min`;
+  $('nt-gate-default').textContent = `${text} (default)`;
+}
 
 function formError(text) {
   const e = $('nt-error');

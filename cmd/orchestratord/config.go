@@ -33,6 +33,10 @@ type overloadConfig struct {
 	FirstProbe    string   `json:"first_probe"`    // opening → first probe; default 5s
 	Backoff       []string `json:"backoff"`        // after failed probes; default [10s, 20s, 40s, 60s]
 	ReleaseWindow string   `json:"release_window"` // spread of releases; default 5s
+	// Probes come n times as often with n waiting, never closer than this; default 2s.
+	MinProbeInterval string   `json:"min_probe_interval"`
+	ProbeTimeout     string   `json:"probe_timeout"` // a probe without an answer gives up the slot; default 2m
+	ReleaseRate      *float64 `json:"release_rate"`  // sessions released per second; default 1000
 }
 
 type retryConfig struct {
@@ -185,9 +189,15 @@ func gateConfig(gate string, scale float64, files ...fileConfig) (overload.Confi
 			key, v string
 			dst    *time.Duration
 		}{{"window", c.Window, &oc.Window}, {"deadline", c.Deadline, &oc.Deadline},
-			{"first_probe", c.FirstProbe, &oc.FirstProbe}, {"release_window", c.ReleaseWindow, &oc.ReleaseWindow}} {
+			{"first_probe", c.FirstProbe, &oc.FirstProbe}, {"release_window", c.ReleaseWindow, &oc.ReleaseWindow},
+			{"min_probe_interval", c.MinProbeInterval, &oc.MinProbeInterval}, {"probe_timeout", c.ProbeTimeout, &oc.ProbeTimeout}} {
 			if err := dur(f.key, f.v, f.dst); err != nil {
 				return oc, err
+			}
+		}
+		if c.ReleaseRate != nil {
+			if oc.ReleaseRate = *c.ReleaseRate; !(oc.ReleaseRate > 0) {
+				return oc, fmt.Errorf("overload.release_rate must be a positive number of sessions per second, got %v", oc.ReleaseRate)
 			}
 		}
 		if len(c.Backoff) > 0 {

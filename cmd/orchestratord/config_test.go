@@ -17,6 +17,9 @@ func TestGateConfig(t *testing.T) {
   window: 1m
   deadline: 2h
   backoff: [15s, 1m]
+  min_probe_interval: 5s
+  probe_timeout: 90s
+  release_rate: 200
 `), 0o600))
 	fc, err := loadFileConfig(path)
 	require.NoError(t, err)
@@ -27,6 +30,9 @@ func TestGateConfig(t *testing.T) {
 	assert.Equal(t, time.Minute, oc.Window)
 	assert.Equal(t, 2*time.Hour, oc.Deadline)
 	assert.Equal(t, []time.Duration{15 * time.Second, time.Minute}, oc.Backoff)
+	assert.Equal(t, 5*time.Second, oc.MinProbeInterval)
+	assert.Equal(t, 90*time.Second, oc.ProbeTimeout)
+	assert.Equal(t, 200.0, oc.ReleaseRate)
 	eff := oc.WithDefaults()
 	assert.Equal(t, 5*time.Second, eff.FirstProbe, "unset values keep their defaults")
 
@@ -37,7 +43,8 @@ func TestGateConfig(t *testing.T) {
 
 	_, err = gateConfig("maybe", 1)
 	assert.ErrorContains(t, err, "--overload-gate must be on or off")
-	for _, bad := range []string{"overload: {window: soon}", "overload: {threshold: 0}", "overload: {deadline: -1m}", "overload: {thresold: 3}"} {
+	for _, bad := range []string{"overload: {window: soon}", "overload: {threshold: 0}", "overload: {deadline: -1m}", "overload: {thresold: 3}",
+		"overload: {release_rate: 0}", "overload: {min_probe_interval: -2s}"} {
 		require.NoError(t, os.WriteFile(path, []byte(bad), 0o600))
 		fc, err := loadFileConfig(path)
 		if err != nil {

@@ -396,7 +396,7 @@ func counter(reg *prometheus.Registry, name string) float64 {
 func (s spec) overloadConfig() overload.Config {
 	c := overload.Config{Scale: s.scale, Disabled: !s.gate, ReleaseWindow: s.release}
 	if s.probeEvery > 0 {
-		c.FirstProbe, c.Backoff = s.probeEvery, []time.Duration{s.probeEvery}
+		c.FirstProbe, c.Backoff, c.MinProbeInterval = s.probeEvery, []time.Duration{s.probeEvery}, s.probeEvery
 	}
 	return c
 }

@@ -25,6 +25,11 @@ type CreateTaskRequest struct {
 	Agent       string `json:"agent"`        // "" → "mock"
 	Workdir     string `json:"workdir"`      // "" → a fresh dir under the data dir; else absolute and existing
 	MaxAttempts *int   `json:"max_attempts"` // nil → policy budget; 1 disables auto-retry
+	// GateDeadline bounds how long the task's sessions wait on provider
+	// overload gates, counted from a chain's first gated failure: 0 → the
+	// daemon's (overload deadline, 30m by default), else up to
+	// MaxGateDeadline. On the wire: gate_deadline_seconds (wsapi).
+	GateDeadline time.Duration `json:"-"`
 }
 
 // PromptRequest is session.prompt.
@@ -75,7 +80,14 @@ type SubscribeResult struct {
 // TaskView is a task with its sessions.
 type TaskView struct {
 	store.Task
-	Sessions []store.Session `json:"sessions"`
+	// GateDeadlineSeconds is Task.GateDeadline in seconds, absent when the
+	// task uses the daemon's default (gate.list deadline_seconds).
+	GateDeadlineSeconds float64         `json:"gate_deadline_seconds,omitempty"`
+	Sessions            []store.Session `json:"sessions"`
+}
+
+func newTaskView(t store.Task, sessions []store.Session) TaskView {
+	return TaskView{Task: t, GateDeadlineSeconds: t.GateDeadline.Seconds(), Sessions: sessions}
 }
 
 // AgentInfo is one entry of agent.list.

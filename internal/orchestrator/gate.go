@@ -30,6 +30,7 @@ const (
 	extraGate         = "gate"          // key of the gate the session waits on
 	extraGateSince    = "gate_since"    // when it started waiting (RFC 3339)
 	extraGateDeadline = "gate_deadline" // when its chain stops waiting (RFC 3339)
+	extraLastGate     = "last_gate"     // key of the gate its last failure counted on (a retry on its own schedule)
 )
 
 // Notification name for gate changes, sent on the task feed (every client).
@@ -84,7 +85,31 @@ type gateWait struct {
 
 func (s *Service) gateEnabled() bool { return !s.gate.cfg.Disabled }
 
-func gateKey(rt *sessionRT) string { return overload.Key(rt.task.Agent, "") }
+// gateKey is the gate a session's outcomes count on: the one it waits on or
+// probes for, else the one its last failure counted on, else its agent's
+// own gate (a session that never failed, or whose failures named no model).
+// So a success closes the gate the session was probing, and a session of
+// model X never closes the gate of model Y.
+func gateKey(rt *sessionRT) string {
+	if p := rt.retry; p != nil && p.gate != "" {
+		return p.gate
+	}
+	if rt.gateKey != "" {
+		return rt.gateKey
+	}
+	return overload.Key(rt.task.Agent, "")
+}
+
+// failureGateKey is the gate a failure counts on: the agent and the model
+// the failure names; a failure that names none stays on the session's gate,
+// so the probe of "claude/claude-opus-4-1" whose error does not repeat the
+// model still answers for that gate.
+func failureGateKey(rt *sessionRT, c routingerr.Classification) string {
+	if c.Model != "" {
+		return overload.Key(rt.task.Agent, c.Model)
+	}
+	return gateKey(rt)
+}
 
 // gateLocked returns the gate of key, creating it closed. gate.mu is held.
 func (s *Service) gateLocked(key string) *gateRT {
@@ -219,16 +244,20 @@ func (s *Service) gateFailedLocked(rt *sessionRT, t *turn, c routingerr.Classifi
 	if !s.gateEnabled() {
 		return false
 	}
-	key := gateKey(rt)
+	prev, key := gateKey(rt), failureGateKey(rt, c)
 	retryable := d.Kind == routingerr.DecisionRetry || d.Kind == routingerr.DecisionManual && d.Reason == routingerr.ReasonExhausted
 	if !overload.Gated(c.Code) || c.Class != routingerr.ClassTransient || !retryable {
 		s.gateAbandonLocked(rt, now) // a probe that failed otherwise tells nothing about the provider
+		rt.gateKey = key
 		return false
 	}
-	if rt.chain.deadline.IsZero() {
-		// The overall deadline runs from the chain's first gated failure.
-		rt.chain.deadline = now.Add(s.gate.cfg.Deadline)
+	if key != prev {
+		// The failure names another model: the session moves to its gate.
+		s.gateLeaveLocked(rt.sess.ID, prev, now)
 	}
+	rt.gateKey = key
+	// The overall deadline runs from the chain's first gated failure.
+	rt.chain.deadline = s.chainDeadline(rt, now)
 	sid := rt.sess.ID
 	s.gate.mu.Lock()
 	gr := s.gateLocked(key)
@@ -243,7 +272,7 @@ func (s *Service) gateFailedLocked(rt *sessionRT, t *turn, c routingerr.Classifi
 	case overload.Proceed:
 		return false
 	case overload.Expired:
-		s.recoveryBannerLocked(rt, t, recoveryReason{kind: kindGateDeadline, class: c, wait: s.gate.cfg.Deadline})
+		s.recoveryBannerLocked(rt, t, recoveryReason{kind: kindGateDeadline, class: c, wait: s.gateDeadline(rt)})
 		return true
 	}
 	attempt := d.Retry
@@ -270,7 +299,7 @@ func (s *Service) gateDueLocked(rt *sessionRT, p *parkedRetry) bool {
 	sid := rt.sess.ID
 	key := gateKey(rt)
 	s.gate.mu.Lock()
-	v, w, view := s.dueLocked(s.gateLocked(key), sid, rt.chain.deadline, now)
+	v, w, view := s.dueLocked(s.gateLocked(key), sid, s.chainDeadline(rt, now), now)
 	s.gate.mu.Unlock()
 	switch v {
 	case overload.Proceed:
@@ -281,7 +310,7 @@ func (s *Service) gateDueLocked(rt *sessionRT, p *parkedRetry) bool {
 		s.log.Info("overload gate probe", zap.String("gate", key), zap.String("session_id", sid))
 		return false
 	case overload.Expired:
-		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindGateDeadline, wait: s.gate.cfg.Deadline,
+		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindGateDeadline, wait: s.gateDeadline(rt),
 			class: routingerr.Classification{Code: p.rec.Code, RuleID: p.rec.RuleID, Class: routingerr.ClassTransient}})
 		return true
 	}
@@ -321,7 +350,7 @@ func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Ses
 		s.gate.mu.Unlock()
 		return false
 	}
-	v, w, view := s.dueLocked(gr, sid, time.Time{}, now)
+	v, w, view := s.dueLocked(gr, sid, now.Add(s.gateDeadline(rt)), now) // a manual recovery starts a new chain
 	s.gate.mu.Unlock()
 	if v != overload.Wait {
 		return false // the probe (or a closed gate): launch now
@@ -364,7 +393,7 @@ func (s *Service) gateSucceededLocked(rt *sessionRT, now time.Time) {
 	}
 	if len(rel) > 0 {
 		s.log.Info("overload gate released its sessions", zap.String("gate", key), zap.Int("released", len(rel)),
-			zap.Duration("window", s.gate.cfg.ReleaseWindow))
+			zap.Duration("window", s.gate.cfg.ReleaseWindowFor(len(rel))))
 	}
 	s.afterGateLocked(gr, now)
 }
@@ -421,7 +450,12 @@ func (s *Service) onProbeTimer(key string, gen uint64) {
 		return
 	}
 	gr.timer = nil
+	hung := gr.g.Snapshot().ProbeSession
 	sid := gr.g.ProbeDue(now)
+	if hung != "" && !gr.g.IsProbe(hung) {
+		s.log.Warn("overload gate probe gave no answer in time; the slot goes to the next waiter",
+			zap.String("gate", key), zap.String("session_id", hung), zap.Duration("timeout", s.gate.cfg.ProbeTimeout))
+	}
 	if sid != "" {
 		s.cfg.Metrics.gateProbes.WithLabelValues(key).Inc()
 	}
@@ -474,7 +508,7 @@ func (s *Service) onGateDeadline(sid string, p *parkedRetry) {
 	s.gate.mu.Unlock()
 	switch {
 	case expired:
-		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindGateDeadline, wait: s.gate.cfg.Deadline,
+		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindGateDeadline, wait: s.gateDeadline(rt),
 			class: routingerr.Classification{Code: p.rec.Code, RuleID: p.rec.RuleID, Class: routingerr.ClassTransient}})
 	case waiting:
 		s.armDeadlineLocked(rt, p, w.Deadline) // woke early

@@ -23,6 +23,17 @@ func gateOfRetry(rec store.PendingRetry) (key string, since, deadline time.Time)
 	return key, since, deadline
 }
 
+// sessionGateOfRetry is the gate a parked session's outcomes count on (see
+// gateKey): the one it waits on, else the one its last failure counted on;
+// "" for a retry parked before either was recorded.
+func sessionGateOfRetry(rec store.PendingRetry) string {
+	if key, _ := rec.Extra[extraGate].(string); key != "" {
+		return key
+	}
+	key, _ := rec.Extra[extraLastGate].(string)
+	return key
+}
+
 func extraTime(extra map[string]any, k string) time.Time {
 	v, _ := extra[k].(string)
 	t, err := time.Parse(time.RFC3339Nano, v)
@@ -85,7 +96,7 @@ func (s *Service) restoreGates(ctx context.Context, waiting map[string][]*sessio
 			_, b, _ := gateOfRetry(rts[j].retry.rec)
 			return a.Before(b)
 		})
-		offsets := overload.Spread(len(rts), s.gate.cfg.ReleaseWindow, s.gate.rand)
+		offsets := overload.Spread(len(rts), s.gate.cfg.ReleaseWindowFor(len(rts)), s.gate.rand)
 		for i, rt := range rts {
 			rt.mu.Lock()
 			s.armLocked(rt, offsets[i])

@@ -155,6 +155,10 @@ func gaugeValue(t *testing.T, c prometheus.Collector) float64 {
 	return 0
 }
 
+// perSessionSchedule makes the gate probe on the per-session schedule
+// (10s, 20s, 40s, 60s) however many wait, for tests about other things.
+func perSessionSchedule(c *Config) { c.Overload.MinProbeInterval = time.Hour }
+
 func TestGateOpensAtThresholdAndProbesOncePerInterval(t *testing.T) {
 	h := newHarness(t)
 	gf := h.gates()
@@ -187,9 +191,10 @@ func TestGateOpensAtThresholdAndProbesOncePerInterval(t *testing.T) {
 	assert.Equal(t, 1.0, gaugeValue(t, h.svc.cfg.Metrics.gateOpen.WithLabelValues("mock")))
 	assert.Equal(t, 3.0, gaugeValue(t, h.svc.cfg.Metrics.gateWaiting.WithLabelValues("mock")))
 
-	// One probe per interval; the intervals back off 10, 20, 40, 60, 60.
+	// One probe per interval; the intervals back off 10, 20, 40, 60, 60
+	// divided by the 5 sessions waiting.
 	next := t0.Add(5 * time.Second)
-	for i, wantNext := range []time.Duration{10, 20, 40, 60, 60} {
+	for i, wantNext := range []time.Duration{2, 4, 8, 12, 12} {
 		h.advanceTo(next)
 		g := gf.until(probeFailed(i + 1))
 		require.NotNil(t, g.NextProbeAt)
@@ -282,7 +287,7 @@ func TestGateSuccessReleasesEveryoneSpreadOverTheWindow(t *testing.T) {
 }
 
 func TestGateDeadlineEndsTheWaitWithTheBanner(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Overload.Deadline = 2 * time.Minute })
+	h := newHarness(t, perSessionSchedule, func(c *Config) { c.Overload.Deadline = 2 * time.Minute })
 	gf := h.gates()
 	t0 := h.clock.Now()
 	vs, fs, _ := h.openGate(3)
@@ -419,7 +424,7 @@ func TestGateOffRetriesOnOwnSchedule(t *testing.T) {
 }
 
 func TestGateSurvivesARestart(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, perSessionSchedule)
 	gf := h.gates()
 	t0 := h.clock.Now()
 	vs, fs, _ := h.openGate(3)
@@ -437,7 +442,7 @@ func TestGateSurvivesARestart(t *testing.T) {
 	require.Len(t, rows, 1, "the open gate is stored")
 	assert.Equal(t, 2, rows[0].FailedProbes)
 
-	h.start()
+	h.start(perSessionSchedule)
 	gf = h.gates()
 	require.NoError(t, h.svc.Start(h.ctx))
 	g, ok := h.gateInfo("mock")
@@ -506,7 +511,7 @@ func TestRestartAfterGateClosedReleasesGradually(t *testing.T) {
 }
 
 func TestWatchedNoticeFollowsTheGate(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, perSessionSchedule)
 	gf := h.gates()
 	t0 := h.clock.Now()
 	vs, _, _ := h.openGate(3)

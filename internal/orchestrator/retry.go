@@ -94,6 +94,13 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 	if !rt.chain.deadline.IsZero() {
 		rec.Extra = map[string]any{extraGateDeadline: rt.chain.deadline.UTC().Format(time.RFC3339Nano)}
 	}
+	if rt.gateKey != "" {
+		// Across a restart the retry still asks its own gate when it is due.
+		if rec.Extra == nil {
+			rec.Extra = map[string]any{}
+		}
+		rec.Extra[extraLastGate] = rt.gateKey
+	}
 	text := fmt.Sprintf("%s — retrying in %s (attempt %d/%d)", routingerr.FamilyLabel(c.Code), humanDelay(d.Delay), d.Retry, d.MaxAttempts)
 	if err := s.upsertNoticeLocked(rt, text, rec); err != nil {
 		s.log.Error("persist pending retry failed; falling back to manual recovery", zap.String("session_id", rt.sess.ID), zap.Error(err))
@@ -197,7 +204,7 @@ func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	p.dispatching = true
 	p.rec.State = store.RetryDispatching
 	t := s.newTurn(rt, p.rec.Prompt)
-	t.replay, t.retry, t.fresh = true, p.rec.Attempt, !p.rec.Resume
+	t.replay, t.retry, t.fresh, t.probe = true, p.rec.Attempt, !p.rec.Resume, p.probe
 	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe))
 	_ = s.launchLocked(rt, t, nil)
 }
@@ -456,6 +463,7 @@ func (s *Service) Start(ctx context.Context) error {
 		rt.retry = &parkedRetry{rec: rec}
 		s.cfg.Metrics.parkedSessions.Inc()
 		key, _, deadline := gateOfRetry(rec)
+		rt.gateKey = sessionGateOfRetry(rec)
 		switch {
 		case rec.State == store.RetryDispatching:
 			// It may have reached the provider: never replay blindly.

@@ -186,6 +186,9 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 		}
 		maxAttempts = *req.MaxAttempts
 	}
+	if err := validateGateDeadline(req.GateDeadline); err != nil {
+		return TaskView{}, err
+	}
 	title := strings.TrimSpace(req.Title)
 	if title == "" {
 		title = defaultTitle(req.Prompt)
@@ -210,7 +213,7 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	}
 	now := s.now()
 	task := store.Task{ID: id, Title: title, Agent: agent, Workdir: workdir, MaxAttempts: maxAttempts,
-		State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
+		GateDeadline: req.GateDeadline, State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
 	sess := store.Session{ID: uuid.NewString(), TaskID: id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.CreateTask(ctx, task, sess); err != nil {
 		return TaskView{}, fmt.Errorf("save task: %w", err)
@@ -275,7 +278,7 @@ func (s *Service) GetTask(ctx context.Context, id string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, fmt.Errorf("list sessions: %w", err)
 	}
-	return TaskView{Task: task, Sessions: sessions}, nil
+	return newTaskView(task, sessions), nil
 }
 
 // SubscribeTasks feeds task.updated notifications for every task, and

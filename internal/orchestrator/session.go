@@ -28,6 +28,9 @@ type sessionRT struct {
 	notice string       // id of this turn's retry notice; "" when none
 	banner string       // id of the live recovery banner; "" when none
 	chain  chainState   // automatic retries of the current prompt generation
+	// gateKey is the overload gate the session's last failure counted on
+	// (agent, and model when a failure named one); "" until then. See gateKey.
+	gateKey string
 }
 
 // chainState describes the retry chain of the current generation.
@@ -44,7 +47,7 @@ const (
 )
 
 func (rt *sessionRT) view() TaskView {
-	return TaskView{Task: rt.task, Sessions: []store.Session{rt.sess}}
+	return newTaskView(rt.task, []store.Session{rt.sess})
 }
 
 // install registers the runtime of a freshly created task.

@@ -33,6 +33,10 @@ type turn struct {
 	tools          map[string]store.Message
 	hadOutput      bool
 	hadTool        bool
+	// probe: this attempt is its gate's probe (gate_probe.go).
+	probe     bool
+	answered  bool   // the probe proved the provider answers
+	probeText string // its streamed text so far, capped
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -193,6 +197,7 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 	if t == nil {
 		return
 	}
+	s.noteProbeOutputLocked(rt, t, ev)
 	switch ev.Kind {
 	case lifecycle.EventAgentMessage:
 		t.hadOutput = true

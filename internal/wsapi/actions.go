@@ -3,6 +3,7 @@ package wsapi
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/orchestratord/orchestratord/internal/orchestrator"
 )
@@ -65,9 +66,22 @@ func firstErr(errs ...*Error) error {
 	return nil
 }
 
+// taskCreateWire is what task.create's payload has besides the
+// orchestrator's request: the gate deadline as a number of seconds (like
+// gate.list's deadline_seconds); absent or null → the daemon's default. It
+// is decoded separately rather than embedded, so that a type error in the
+// request still names its field plainly.
+type taskCreateWire struct {
+	GateDeadlineSeconds *float64 `json:"gate_deadline_seconds"`
+}
+
 func taskCreate(ctx context.Context, c *conn, req request) (any, func(), error) {
 	var p orchestrator.CreateTaskRequest
+	var w taskCreateWire
 	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := decodePayload(req.payload, &w); err != nil {
 		return nil, nil, err
 	}
 	if err := firstErr(required("prompt", p.Prompt)); err != nil {
@@ -76,11 +90,38 @@ func taskCreate(ctx context.Context, c *conn, req request) (any, func(), error) 
 	if p.MaxAttempts != nil && *p.MaxAttempts < 1 {
 		return nil, nil, fieldError(CodeValidationError, "max_attempts", "max_attempts must be at least 1")
 	}
+	if s := w.GateDeadlineSeconds; s != nil {
+		d, e := gateDeadline(*s)
+		if e != nil {
+			return nil, nil, e
+		}
+		p.GateDeadline = d
+	}
 	v, err := c.s.svc.CreateTask(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	return taskResponse{v}, nil, nil
+}
+
+// gateDeadline checks gate_deadline_seconds: from 1 second to
+// orchestrator.MaxGateDeadline. Zero is refused rather than read as "the
+// default" or "do not wait": a client means one or the other, and leaving
+// the field out says the first.
+func gateDeadline(secs float64) (time.Duration, *Error) {
+	const field = "gate_deadline_seconds"
+	maxSecs := orchestrator.MaxGateDeadline.Seconds()
+	switch {
+	case secs < 1:
+		e := fieldError(CodeValidationError, field, "%s must be at least 1 (seconds), got %v; leave it out for the daemon's default", field, secs)
+		e.Details["min"], e.Details["max"] = 1, maxSecs
+		return 0, e
+	case secs > maxSecs:
+		e := fieldError(CodeValidationError, field, "%s must be at most %v (7 days), got %v", field, maxSecs, secs)
+		e.Details["min"], e.Details["max"] = 1, maxSecs
+		return 0, e
+	}
+	return time.Duration(secs * float64(time.Second)), nil
 }
 
 func taskList(ctx context.Context, c *conn, req request) (any, func(), error) {

@@ -98,8 +98,9 @@ func (f *fakeService) CreateTask(_ context.Context, req orchestrator.CreateTaskR
 	}
 	f.created = append(f.created, req)
 	id := fmt.Sprintf("t%d", len(f.tasks)+1)
-	v := orchestrator.TaskView{Task: store.Task{ID: id, Title: req.Title, Agent: req.Agent, State: store.TaskTodo},
-		Sessions: []store.Session{{ID: "s" + id, TaskID: id, State: store.SessionCreated}}}
+	v := orchestrator.TaskView{Task: store.Task{ID: id, Title: req.Title, Agent: req.Agent, State: store.TaskTodo, GateDeadline: req.GateDeadline},
+		GateDeadlineSeconds: req.GateDeadline.Seconds(),
+		Sessions:            []store.Session{{ID: "s" + id, TaskID: id, State: store.SessionCreated}}}
 	f.tasks[id] = v
 	f.sessionTask["s"+id] = id
 	return v, nil

@@ -47,6 +47,16 @@ func TestBadInputGetsTypedErrorAndConnectionStaysUsable(t *testing.T) {
 			code: CodeValidationError, field: "payload", id: "k", action: "task.get"},
 		{name: "negative after_seq", frame: `{"id":"l","type":"request","action":"session.subscribe","payload":{"session_id":"s1","after_seq":-1}}`,
 			code: CodeValidationError, field: "after_seq", id: "l", action: "session.subscribe"},
+		{name: "gate deadline as a duration string", frame: `{"id":"n","type":"request","action":"task.create","payload":{"prompt":"p","gate_deadline_seconds":"4h"}}`,
+			code: CodeValidationError, field: "gate_deadline_seconds", id: "n", action: "task.create"},
+		{name: "negative gate deadline", frame: `{"id":"o","type":"request","action":"task.create","payload":{"prompt":"p","gate_deadline_seconds":-60}}`,
+			code: CodeValidationError, field: "gate_deadline_seconds", id: "o", action: "task.create"},
+		{name: "zero gate deadline", frame: `{"id":"p","type":"request","action":"task.create","payload":{"prompt":"p","gate_deadline_seconds":0}}`,
+			code: CodeValidationError, field: "gate_deadline_seconds", id: "p", action: "task.create"},
+		{name: "gate deadline over 7 days", frame: `{"id":"q","type":"request","action":"task.create","payload":{"prompt":"p","gate_deadline_seconds":604801}}`,
+			code: CodeValidationError, field: "gate_deadline_seconds", id: "q", action: "task.create"},
+		{name: "gate deadline in milliseconds", frame: `{"id":"r","type":"request","action":"task.create","payload":{"prompt":"p","gate_deadline_seconds":7200000}}`,
+			code: CodeValidationError, field: "gate_deadline_seconds", id: "r", action: "task.create"},
 		{name: "bad recover action", frame: `{"id":"m","type":"request","action":"session.recover","payload":{"task_id":"t1","session_id":"s1","action":"explode"}}`,
 			code: CodeValidationError, field: "action", id: "m", action: "session.recover"},
 	} {
@@ -71,6 +81,10 @@ func TestBadInputGetsTypedErrorAndConnectionStaysUsable(t *testing.T) {
 	require.NoError(t, c.ws.Write(ctx, websocket.MessageBinary, []byte(`{"type":"request","action":"task.list"}`)))
 	c.errorOf(c.read(), CodeBadRequest)
 	c.healthy()
+
+	env.svc.mu.Lock()
+	require.Empty(t, env.svc.created, "a refused task.create reaches nobody")
+	env.svc.mu.Unlock()
 
 	// Unknown payload fields are tolerated.
 	var got struct{ Task orchestrator.TaskView }
@@ -138,6 +152,21 @@ func TestActions(t *testing.T) {
 	require.Equal(t, "/tmp", req.Workdir)
 	require.NotNil(t, req.MaxAttempts)
 	require.Equal(t, 2, *req.MaxAttempts)
+	require.Zero(t, req.GateDeadline, "absent: the daemon's default")
+
+	// gate_deadline_seconds: a number of seconds; null is the default.
+	for _, tc := range []struct {
+		payload any
+		want    time.Duration
+	}{{7200, 2 * time.Hour}, {604800, 7 * 24 * time.Hour}, {1.5, 1500 * time.Millisecond}, {nil, 0}} {
+		var v struct{ Task orchestrator.TaskView }
+		c.ok(c.call(ActionTaskCreate, map[string]any{"prompt": "wait", "gate_deadline_seconds": tc.payload}), &v)
+		env.svc.mu.Lock()
+		req := env.svc.created[len(env.svc.created)-1]
+		env.svc.mu.Unlock()
+		require.Equal(t, tc.want, req.GateDeadline, "gate_deadline_seconds %v", tc.payload)
+		require.Equal(t, tc.want.Seconds(), v.Task.GateDeadlineSeconds, "echoed in the task")
+	}
 
 	var list struct{ Tasks []orchestrator.TaskView }
 	c.ok(c.call(ActionTaskList, nil), &list)

@@ -1,7 +1,9 @@
 package browser
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -273,7 +275,29 @@ func TestMaxAttemptsToolCardAndStop(t *testing.T) {
 		t.Error("max attempts 1 must never show the retry card")
 	}
 
+	// "If the provider is down, keep waiting": the default names the
+	// daemon's deadline; a choice goes with task.create.
+	if got := eval[string](tb, `document.getElementById('nt-gate-default').textContent`); got != "30 min (default)" {
+		t.Errorf("default wait option %q, want the daemon's 30 min", got)
+	}
+	tb.do(chromedp.SetValue(chromedp.ID("nt-gate"), "28800"))
 	tb.createTask("/tool list the files", "")
+	waits := map[string]float64{}
+	var list struct {
+		Tasks []struct {
+			Title               string  `json:"title"`
+			GateDeadlineSeconds float64 `json:"gate_deadline_seconds"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal(daemontest.Dial(t, d).Call("task.list", map[string]any{}), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range list.Tasks {
+		waits[task.Title] = task.GateDeadlineSeconds
+	}
+	if want := map[string]float64{"/overloaded:1 no retries please": 0, "/tool list the files": 28800}; !maps.Equal(waits, want) {
+		t.Errorf("gate deadlines %v, want %v (8 h sent only with the second task)", waits, want)
+	}
 	tb.waitJS("the reply after the tool", agentText(0)+` === 'The tool ran: the working directory is listed.' && `+idleJS, 20*time.Second)
 	type tool struct{ Title, Kind, Status, Tag string }
 	tc := eval[tool](tb, `(() => {

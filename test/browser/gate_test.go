@@ -29,7 +29,8 @@ func gateConfig(t *testing.T) string {
 		"  window: 30s\n" +
 		"  first_probe: 5s\n" +
 		"  backoff: [5s]\n" +
-		"  release_window: 300ms\n"
+		"  release_window: 300ms\n" +
+		"  deadline: 2h\n" // not reached here; the New task form names it
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +117,8 @@ func TestGatePanelFollowsOverloadGate(t *testing.T) {
 	if p := eval[gatePanel](tb, gatePanelJS); !p.Hidden || len(p.Keys) != 0 {
 		t.Fatalf("with every provider healthy the panel shows %+v", p)
 	}
+	tb.waitJS("the daemon's deadline in the New task form",
+		`document.getElementById('nt-gate-default').textContent === '2 h (default)'`, 10*time.Second)
 
 	start := time.Now()
 	var tasks []string

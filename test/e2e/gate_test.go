@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -77,4 +78,72 @@ func TestOverloadGateOff(t *testing.T) {
 	var l gateList
 	require.NoError(t, json.Unmarshal(c.Call("gate.list", map[string]any{}), &l))
 	assert.False(t, l.Enabled)
+}
+
+// A task's own gate deadline (gate_deadline_seconds; --retry-scale scales
+// it like the daemon's) ends its wait with the banner while the tasks on
+// the daemon's 30 minutes keep waiting; a bad value is a typed error that
+// creates nothing.
+func TestTaskGateDeadlineOverTheSocket(t *testing.T) {
+	dir := t.TempDir()
+	wallDir := filepath.Join(dir, "mock-agent")
+	require.NoError(t, mockagent.SetWall(wallDir, mockagent.Wall{Up: true}))
+	// Long own retries and a wide window (3s and 30s at this scale): the
+	// gate opens however slowly the agents start, before anyone's budget
+	// runs out.
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("retry:\n  overloaded: {delays: [60s], budget: 3}\n  jitter: 0.01\n"+
+		"overload:\n  window: 10m\n"), 0o600))
+	d := daemontest.Start(t, dir, "--retry-scale", "0.05", "--config", cfg)
+	c := daemontest.Dial(t, d)
+
+	for _, bad := range []any{"1h", -60, 0, 604801} {
+		e := c.Request("task.create", map[string]any{"prompt": "/wall never", "gate_deadline_seconds": bad})
+		require.Equal(t, "error", e.Type, "gate_deadline_seconds %v", bad)
+		var body struct {
+			Code    string         `json:"code"`
+			Details map[string]any `json:"details"`
+		}
+		require.NoError(t, json.Unmarshal(e.Payload, &body))
+		assert.Equal(t, "VALIDATION_ERROR", body.Code)
+		assert.Equal(t, "gate_deadline_seconds", body.Details["field"])
+	}
+	var tasks struct{ Tasks []map[string]any }
+	require.NoError(t, json.Unmarshal(c.Call("task.list", map[string]any{}), &tasks))
+	assert.Empty(t, tasks.Tasks, "a refused task.create creates nothing")
+
+	// The last one opens the gate and waits on it from its first failure.
+	var ss []*daemontest.Session
+	for i, p := range []string{"/wall one", "/wall two", "/wall three"} {
+		payload := map[string]any{"prompt": p}
+		if i == 2 {
+			payload["gate_deadline_seconds"] = 60 // 3s at this scale
+		}
+		s := daemontest.CreateTask(t, daemontest.Dial(t, d), payload)
+		s.Until(20*time.Second, daemontest.IsNotice)
+		ss = append(ss, s)
+	}
+	b := ss[2].Until(30*time.Second, daemontest.IsBanner)
+	assert.Equal(t, "The provider stayed overloaded for 3 seconds.", b.Body().Message.Text)
+	for _, s := range ss[:2] {
+		for _, m := range s.Snapshot().Messages {
+			assert.NotEqual(t, "recovery", m.Metadata["kind"], "a task on the default deadline still waits: %s", m.Text)
+		}
+	}
+	for i, want := range []float64{0, 0, 60} {
+		var got struct {
+			Task map[string]any `json:"task"`
+		}
+		require.NoError(t, json.Unmarshal(c.Call("task.get", map[string]any{"task_id": ss[i].TaskID}), &got))
+		if want == 0 {
+			assert.NotContains(t, got.Task, "gate_deadline_seconds", "task %d: the daemon's default", i)
+		} else {
+			assert.Equal(t, want, got.Task["gate_deadline_seconds"], "task %d", i)
+		}
+	}
+
+	require.NoError(t, mockagent.SetWall(wallDir, mockagent.Wall{Up: false}))
+	for _, s := range ss[:2] {
+		assert.Equal(t, "end_turn", s.Until(30*time.Second, daemontest.TurnEnded).Body().StopReason)
+	}
 }
