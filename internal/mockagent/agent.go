@@ -195,9 +195,13 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 
 	reply := "Echo: " + prompt
 	if isScenario && sc.name == scWall {
-		up, err := a.store.hitWall(a.taskID, sid, prompt, time.Now())
+		up, hang, err := a.store.hitWall(a.taskID, sid, prompt, time.Now())
 		if err != nil {
 			return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+		}
+		if hang {
+			<-ctx.Done()
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
 		if up {
 			a.log.Info("wall is up", zap.String("task", a.taskID))

@@ -23,10 +23,12 @@ const (
 )
 
 // Wall is the shared provider state: up while Up and, when Until is set,
-// before Until.
+// before Until. With Hang, a prompt that meets the wall never gets an
+// answer (a provider that holds the connection) until it is cancelled.
 type Wall struct {
 	Up    bool      `json:"up"`
 	Until time.Time `json:"until,omitzero"`
+	Hang  bool      `json:"hang,omitempty"`
 }
 
 func (w Wall) upAt(now time.Time) bool { return w.Up && (w.Until.IsZero() || now.Before(w.Until)) }
@@ -80,7 +82,7 @@ func WallRequests(stateDir string) ([]WallRequest, error) {
 }
 
 // hitWall reads the wall and logs the request, under the state dir's lock.
-func (s *store) hitWall(task, session, prompt string, now time.Time) (up bool, err error) {
+func (s *store) hitWall(task, session, prompt string, now time.Time) (up, hang bool, err error) {
 	err = s.locked(func() error {
 		var w Wall
 		b, err := os.ReadFile(filepath.Join(s.dir, wallFile))
@@ -93,6 +95,7 @@ func (s *store) hitWall(task, session, prompt string, now time.Time) (up bool, e
 			return err
 		}
 		up = w.upAt(now)
+		hang = up && w.Hang
 		line, err := json.Marshal(WallRequest{At: now.UTC(), Task: task, Session: session, Prompt: prompt, Failed: up})
 		if err != nil {
 			return err
@@ -107,5 +110,5 @@ func (s *store) hitWall(task, session, prompt string, now time.Time) (up bool, e
 		}
 		return f.Close()
 	})
-	return up, err
+	return up, hang, err
 }

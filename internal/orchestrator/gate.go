@@ -453,6 +453,7 @@ func (s *Service) onProbeTimer(key string, gen uint64) {
 	hung := gr.g.Snapshot().ProbeSession
 	sid := gr.g.ProbeDue(now)
 	if hung != "" && !gr.g.IsProbe(hung) {
+		s.cfg.Metrics.gateHung.WithLabelValues(key).Inc()
 		s.log.Warn("overload gate probe gave no answer in time; the slot goes to the next waiter",
 			zap.String("gate", key), zap.String("session_id", hung), zap.Duration("timeout", s.gate.cfg.ProbeTimeout))
 	}

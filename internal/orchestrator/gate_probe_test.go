@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orchestratord/orchestratord/internal/mockagent"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
@@ -72,3 +73,36 @@ func TestLooksLikeError(t *testing.T) {
 
 // echoedOverloadLine is what claude-agent-acp streams as text before failing.
 const echoedOverloadLine = "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment."
+
+// A probe that never answers does not hold the gate until every waiter's
+// deadline: after ProbeTimeout the next waiter probes, and its answer
+// releases everyone while the hung turn goes on.
+func TestHungProbeGivesUpTheSlot(t *testing.T) {
+	h := newHarness(t, perSessionSchedule, func(c *Config) { c.Overload.ProbeTimeout = 30 * time.Second })
+	t0 := h.clock.Now()
+	vs, fs, _ := h.openGate(3)
+	require.NoError(t, mockagent.SetWall(h.stateDir, mockagent.Wall{Up: true, Hang: true}))
+	gf := h.gates()
+	requests := h.providerRequests()
+
+	h.advanceTo(t0.Add(5 * time.Second)) // the first probe goes, and hangs
+	hung := gf.until(func(g GateInfo) bool { return g.Probing }).ProbeSession
+	require.Eventually(t, func() bool { return h.providerRequests() == requests+1 }, waitLong, 10*time.Millisecond)
+	h.setWall(false) // new requests are answered again
+
+	h.advanceTo(t0.Add(34 * time.Second))
+	assert.Equal(t, requests+1, h.providerRequests(), "no second probe before the timeout")
+	h.advanceTo(t0.Add(35 * time.Second)) // the timeout: the next waiter probes
+	gf.until(isClosed)
+	h.advanceTo(h.clock.Now().Add(time.Second)) // the release
+	for i, v := range vs {
+		if v.Sessions[0].ID == hung {
+			continue
+		}
+		fs[i].until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
+	}
+	sess, err := h.db.GetSession(h.ctx, hung)
+	require.NoError(t, err)
+	assert.Equal(t, store.SessionRunning, sess.State, "the hung turn goes on until it ends or is stopped")
+	assert.Equal(t, 1.0, gaugeValue(t, h.svc.cfg.Metrics.gateHung.WithLabelValues("mock")))
+}

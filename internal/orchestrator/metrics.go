@@ -14,6 +14,7 @@ type Metrics struct {
 	gateOpen    *prometheus.GaugeVec
 	gateWaiting *prometheus.GaugeVec
 	gateProbes  *prometheus.CounterVec
+	gateHung    *prometheus.CounterVec
 	gateRelease prometheus.Histogram
 }
 
@@ -62,6 +63,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "orchestratord_overload_gate_probes_total",
 			Help: "Probes sent by overload gates.",
 		}, []string{"gate"}),
+		gateHung: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orchestratord_overload_gate_probe_timeouts_total",
+			Help: "Probes that gave no answer within the probe timeout and gave up the slot.",
+		}, []string{"gate"}),
 		gateRelease: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "orchestratord_overload_gate_release_seconds",
 			Help:    "Time from a session starting to wait on an overload gate to its release.",
@@ -70,7 +75,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.failures, m.retriesArmed, m.outcomes, m.retryDelay, m.parkedSessions,
-			m.gateOpen, m.gateWaiting, m.gateProbes, m.gateRelease)
+			m.gateOpen, m.gateWaiting, m.gateProbes, m.gateHung, m.gateRelease)
 	}
 	return m
 }
