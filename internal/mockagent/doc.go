@@ -18,7 +18,9 @@
 //	                        (completed if allowed, failed if not), then a reply
 //	/wall                   a provider shared by every session: the 529 of /overloaded while
 //	                        the wall is up (SetWall, a file in StateDir), "Echo: <prompt>"
-//	                        otherwise; every /wall prompt is logged (WallRequests)
+//	                        otherwise; every /wall prompt is logged (WallRequests).
+//	                        Wall.Hang holds prompts unanswered instead; "/wall:MS"
+//	                        takes MS more to end the turn after its reply
 //	anything else           "Echo: <prompt>" in at least three chunks
 //
 // A failing scenario's name may carry a model, "/overloaded@gpt-4o:2" or
