@@ -28,7 +28,7 @@ type gateView struct {
 
 func (gr *gateRT) view(session string) gateView {
 	v := gateView{key: gr.g.Key(), state: gr.g.State(), waiting: gr.g.Waiting(), code: gr.code, ruleID: gr.ruleID}
-	if at, ok := gr.g.Wake(); ok {
+	if at, ok := gr.g.NextProbe(); ok {
 		v.nextProbe = at
 	}
 	return v

@@ -88,6 +88,17 @@ func TestHungProbeGivesUpTheSlot(t *testing.T) {
 	h.advanceTo(t0.Add(5 * time.Second)) // the first probe goes, and hangs
 	hung := gf.until(func(g GateInfo) bool { return g.Probing }).ProbeSession
 	require.Eventually(t, func() bool { return h.providerRequests() == requests+1 }, waitLong, 10*time.Millisecond)
+	for _, v := range vs { // the waiting notice says the check is under way, not when the probe would time out
+		if sid := v.Sessions[0].ID; sid != hung {
+			res, sub, err := h.svc.SubscribeSession(h.ctx, SubscribeRequest{SessionID: sid}, 100)
+			require.NoError(t, err)
+			sub.Close()
+			notice := byRole(res.Messages, "status")
+			require.Len(t, notice, 1)
+			assert.Contains(t, notice[0].Text, "checking now (2 sessions waiting)")
+			break
+		}
+	}
 	h.setWall(false) // new requests are answered again
 
 	h.advanceTo(t0.Add(34 * time.Second))

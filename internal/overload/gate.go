@@ -348,6 +348,15 @@ func (g *Gate) Wake() (time.Time, bool) {
 	return g.nextProbe, true
 }
 
+// NextProbe returns when the next probe goes: an open gate without a probe
+// in flight (while one is, the next depends on its answer).
+func (g *Gate) NextProbe() (time.Time, bool) {
+	if g.state != Open || g.probe != nil {
+		return time.Time{}, false
+	}
+	return g.nextProbe, true
+}
+
 // Waiter returns the waiting (or probing) session's entry.
 func (g *Gate) Waiter(session string) (Waiter, bool) {
 	if g.probe != nil && g.probe.Session == session {

@@ -217,7 +217,7 @@ func TestGate(t *testing.T) {
 		{"a hung probe gives up the slot after ProbeTimeout", Config{ProbeTimeout: 30 * s}, []step{
 			{op: "failed", session: "a"}, {op: "failed", session: "b"}, {op: "failed", session: "c"},
 			{op: "due", session: "a", at: 1 * s},
-			{op: "probe-due", at: 5 * s, probe: "c", wake: 35 * s},
+			{op: "probe-due", at: 5 * s, probe: "c", wake: 35 * s}, // the wake is the timeout, not a next probe (NextProbe)
 			{op: "probe-due", at: 34 * s, probe: "-"},
 			{op: "probe-due", at: 35 * s, probe: "a", wake: 65 * s, waiting: -1, state: Open},
 			// The hung turn ends at last: a failure waits again, not as the probe.
@@ -409,3 +409,21 @@ func TestGated(t *testing.T) {
 }
 
 func (c Config) withScale(f float64) Config { c.Scale = f; return c }
+
+// While a probe is in flight there is no next probe time to show: the next
+// one depends on its answer (the timer wakes only for its timeout).
+func TestNextProbeIsUnknownWhileProbing(t *testing.T) {
+	g := New("k", Config{}, nil)
+	for _, id := range []string{"a", "b", "c"} {
+		g.Failed(id, time.Time{}, t0)
+	}
+	next, ok := g.NextProbe()
+	require.True(t, ok)
+	assert.Equal(t, at(5*s), next)
+	require.Equal(t, "c", g.ProbeDue(at(5*s)))
+	_, ok = g.NextProbe()
+	assert.False(t, ok, "probing")
+	wake, ok := g.Wake()
+	require.True(t, ok)
+	assert.Equal(t, at(5*s+DefaultProbeTimeout), wake, "the timer still wakes for the timeout")
+}
