@@ -7,7 +7,8 @@
 // var). They never reach a real provider: the agent's ANTHROPIC_BASE_URL is
 // an httptest server on 127.0.0.1 that answers 529, 401 or 429 to the first
 // POST /v1/messages and then a short streamed (SSE) reply, and logs every
-// request it gets.
+// request it gets. Its "wall", while up, answers every POST /v1/messages
+// with 529 overloaded_error.
 //
 // To run them (node ≥ 18, about 40s with the tests in parallel):
 //
@@ -39,6 +40,13 @@
 //     banner at once; Resume starts a new process that session/loads the same
 //     ACP session and sends the continuation, not the prompt again; SIGTERM
 //     then leaves no agent process behind.
+//   - TestRealAgentGateRidesOutAWall: three sessions against the wall, with
+//     a short overload gate (threshold 3, first probe 1s, probes ≥1s apart).
+//     The gate of "claude" opens and a probe fails; the wall is lowered; the
+//     next probe's first reply text closes the gate and releases the others.
+//     Every session ends with end_turn and no banner, its prompt once in the
+//     chat and in what the model saw; while the gate was open the provider
+//     saw one probe at a time, at least min_probe_interval apart.
 //
 // The retry tests run twice: "direct", the agent as it is, and
 // "echo_filtered", with the test binary re-executed as a stdio proxy that

@@ -2,7 +2,8 @@ package realagent
 
 // A fake Anthropic Messages API on loopback. It answers the first turn
 // requests with scripted faults, then with a short streamed reply, and keeps
-// a log of everything it was asked.
+// a log of everything it was asked. While its wall is up, every turn request
+// is answered 529 overloaded_error instead (the scripted faults wait).
 
 import (
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -50,6 +52,10 @@ type provider struct {
 	t     *testing.T
 	srv   *httptest.Server
 	reply string
+
+	// wall, while true, answers every turn request with overloaded (a
+	// provider overload lasting until it is lowered) and leaves faults alone.
+	wall atomic.Bool
 
 	mu     sync.Mutex // guards faults, reqs
 	faults []fault    // answered, in order, to the first turn requests
@@ -117,7 +123,9 @@ func (p *provider) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	if r.Method == http.MethodPost && r.URL.Path == "/v1/messages" {
 		rec.Turn = true
-		if len(p.faults) > 0 {
+		if p.wall.Load() {
+			f = &overloaded
+		} else if len(p.faults) > 0 {
 			f = &p.faults[0]
 			p.faults = p.faults[1:]
 		}

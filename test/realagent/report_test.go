@@ -13,11 +13,24 @@ import (
 // fake provider received. Shown with -v, and always when a test fails.
 func report(t *testing.T, d *daemontest.Daemon, s *daemontest.Session, p *provider) {
 	t.Helper()
+	reportExecutions(t, d, s)
+	reportDaemon(t, d)
+	reportProvider(t, p)
+}
+
+// reportExecutions logs the sanitised evidence of a session's failed runs.
+func reportExecutions(t *testing.T, d *daemontest.Daemon, s *daemontest.Session) {
+	t.Helper()
 	for _, x := range executions(t, d, s.ID) {
 		c := x.Classification
 		t.Logf("failed execution (attempt %d): code=%v class=%v rule_id=%v confidence=%v retry_after_ms=%v resume_safe=%v\n  evidence: %s",
 			x.Attempt, c["code"], c["class"], c["rule_id"], c["confidence"], c["retry_after_ms"], c["resume_safe"], x.RawEvidence)
 	}
+}
+
+// reportDaemon logs the daemon's failed turns and agent starts.
+func reportDaemon(t *testing.T, d *daemontest.Daemon) {
+	t.Helper()
 	for _, l := range d.LogLines("agent turn failed") {
 		t.Logf("daemon: agent turn failed: phase=%v code=%v class=%v rule_id=%v decision=%v reason=%v retry=%v",
 			l["phase"], l["code"], l["class"], l["rule_id"], l["decision"], l["reason"], l["retry"])
@@ -25,6 +38,11 @@ func report(t *testing.T, d *daemontest.Daemon, s *daemontest.Session, p *provid
 	for _, l := range d.LogLines("agent started") {
 		t.Logf("daemon: agent started: pid=%v agent_session_id=%v resumed=%v", l["pid"], l["agent_session_id"], l["resumed"])
 	}
+}
+
+// reportProvider logs every request the fake provider received.
+func reportProvider(t *testing.T, p *provider) {
+	t.Helper()
 	var prev time.Time
 	for i, r := range p.requests() {
 		gap := ""

@@ -114,6 +114,12 @@ func expectRetryFires(t *testing.T, s *daemontest.Session, at time.Time) {
 // agent's reply once, and nothing of the retry left.
 func expectOneUserMessage(t *testing.T, s *daemontest.Session) {
 	t.Helper()
+	expectChat(t, s, prompt, reply)
+}
+
+// expectChat is expectOneUserMessage for a session's own prompt and reply.
+func expectChat(t *testing.T, s *daemontest.Session, prompt, reply string) {
+	t.Helper()
 	users, replies := 0, 0
 	for _, m := range s.Snapshot().Messages {
 		switch m.Role {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,9 @@ const retryConfig = `retry:
 
 // startWithAgent starts a daemon whose profile "claude" runs the real agent
 // against the fake provider p; with echoFilter, behind the echo filter.
-func startWithAgent(t *testing.T, p *provider, echoFilter bool) *daemontest.Daemon {
+// extraConfig is appended to retryConfig in the --config file (other
+// top-level sections, e.g. overload:).
+func startWithAgent(t *testing.T, p *provider, echoFilter bool, extraConfig ...string) *daemontest.Daemon {
 	t.Helper()
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
@@ -54,6 +57,7 @@ func startWithAgent(t *testing.T, p *provider, echoFilter bool) *daemontest.Daem
 	agentsFile := filepath.Join(dir, "agents.yaml")
 	require.NoError(t, os.WriteFile(agentsFile, agents, 0o600))
 	configFile := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(configFile, []byte(retryConfig), 0o600))
+	config := retryConfig + strings.Join(extraConfig, "\n")
+	require.NoError(t, os.WriteFile(configFile, []byte(config), 0o600))
 	return startDaemon(t, filepath.Join(dir, "data"), "--agents", agentsFile, "--config", configFile)
 }
