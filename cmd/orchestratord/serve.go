@@ -40,6 +40,7 @@ type serveOptions struct {
 	retryScale float64
 	gate       string
 	shutdown   time.Duration
+	idle       time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -66,6 +67,8 @@ func newServeCmd() *cobra.Command {
 	f.Float64Var(&o.retryScale, "retry-scale", 1, "multiply every retry delay, for demos and tests (env ORCHESTRATORD_RETRY_SCALE)")
 	f.StringVar(&o.gate, "overload-gate", "on", "provider overload gate: on (one probe while sessions wait) or off (every session retries on its own) (env ORCHESTRATORD_OVERLOAD_GATE)")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 15*time.Second, "bound on graceful shutdown (env ORCHESTRATORD_SHUTDOWN_TIMEOUT)")
+	f.DurationVar(&o.idle, "agent-idle-timeout", orchestrator.DefaultIdleTimeout,
+		"stop an agent process idle this long; its next prompt resumes the session (0: keep until shutdown) (env ORCHESTRATORD_AGENT_IDLE_TIMEOUT)")
 	return cmd
 }
 
@@ -153,6 +156,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	svc, err := orchestrator.New(orchestrator.Config{
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
 		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
+		IdleTimeout: idleTimeout(o.idle),
 	})
 	if err != nil {
 		return err
@@ -256,4 +260,13 @@ func loadToken(dataDir, fixed string) (token string, generated bool, err error) 
 		return "", false, fmt.Errorf("save token: %w", err)
 	}
 	return t, true, nil
+}
+
+// idleTimeout maps --agent-idle-timeout to orchestrator.Config: 0 there
+// means the default, so "keep until shutdown" is negative.
+func idleTimeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

@@ -40,6 +40,7 @@ type Execution struct {
 	// Set by the handshake, read-only afterwards.
 	sessionID string
 	resumed   bool
+	canLoad   bool // the agent advertises session/load
 	replayed  []string
 
 	mu      sync.Mutex // guards busy, closing, and wg.Go after Close started
@@ -147,6 +148,7 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 	if err != nil {
 		return fail(err)
 	}
+	e.canLoad = init.AgentCapabilities.LoadSession
 	if req.ResumeSessionID != "" {
 		if !init.AgentCapabilities.LoadSession {
 			e.log.Info("agent cannot load sessions; starting a new one")
@@ -187,6 +189,10 @@ func (e *Execution) Resumed() bool { return e.resumed }
 func (e *Execution) ReplayedUserPrompts() []string {
 	return append([]string(nil), e.replayed...)
 }
+
+// CanResume reports whether the agent can load this session again in a
+// new process (it advertises session/load).
+func (e *Execution) CanResume() bool { return e.canLoad }
 
 // PID is the agent's process id, which is also its process group id.
 func (e *Execution) PID() int { return e.proc.pid }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/coder/quartz"
 	"go.uber.org/zap"
@@ -89,7 +90,14 @@ type Config struct {
 	Continuation string
 	// SubscriberBuffer bounds each subscription; default 1024.
 	SubscriberBuffer int
+	// IdleTimeout stops a session's agent process after this long without a
+	// turn (the next prompt resumes its agent session with session/load);
+	// default 15m, negative keeps processes until shutdown.
+	IdleTimeout time.Duration
 }
+
+// DefaultIdleTimeout is Config.IdleTimeout's default.
+const DefaultIdleTimeout = 15 * time.Minute
 
 const defaultContinuation = "Your previous response was interrupted by a provider error. Please continue where you left off."
 
@@ -115,6 +123,9 @@ func (c *Config) validate() error {
 	}
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultIdleTimeout
 	}
 	if c.Continuation == "" {
 		c.Continuation = defaultContinuation

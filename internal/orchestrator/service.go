@@ -124,6 +124,7 @@ func (s *Service) Close() error {
 			rt.retry.timer.Stop()
 			rt.retry.timer = nil
 		}
+		s.stopIdleLocked(rt)
 		rt.mu.Unlock()
 	}
 	s.closeGates()

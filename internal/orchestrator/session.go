@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
 	"github.com/orchestratord/orchestratord/internal/store"
@@ -22,12 +23,13 @@ type sessionRT struct {
 	task   store.Task
 	sess   store.Session
 	subs   fanout
-	exec   Execution    // live agent process; nil when none
-	turn   *turn        // running turn; nil when idle
-	retry  *parkedRetry // armed or dispatching retry; nil when none
-	notice string       // id of this turn's retry notice; "" when none
-	banner string       // id of the live recovery banner; "" when none
-	chain  chainState   // automatic retries of the current prompt generation
+	exec   Execution     // live agent process; nil when none
+	idle   *quartz.Timer // stops exec after Config.IdleTimeout without a turn (idle.go)
+	turn   *turn         // running turn; nil when idle
+	retry  *parkedRetry  // armed or dispatching retry; nil when none
+	notice string        // id of this turn's retry notice; "" when none
+	banner string        // id of the live recovery banner; "" when none
+	chain  chainState    // automatic retries of the current prompt generation
 	// gateKey is the overload gate the session's last failure counted on
 	// (agent, and model when a failure named one); "" until then. See gateKey.
 	gateKey string

@@ -91,6 +91,7 @@ func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) erro
 		return err
 	}
 	rt.turn = t
+	s.stopIdleLocked(rt)
 	_ = s.setStateLocked(rt, store.SessionStarting, store.TaskInProgress)
 	if !s.goTurn(func() { s.runTurn(rt, t) }) {
 		rt.turn = nil
@@ -336,6 +337,7 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 func (s *Service) turnEndedLocked(rt *sessionRT, t *turn, outcome, state, taskState string) {
 	_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": outcome}, change{})
 	_ = s.setStateLocked(rt, state, taskState)
+	s.armIdleLocked(rt)
 }
 
 func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string) {
