@@ -85,6 +85,15 @@ func (db *DB) commitGroup(group []*writeReq) {
 		return
 	}
 	errs, err := db.runGroup(live)
+	if be, ok := err.(beginError); ok {
+		// No transaction at all (the file is locked by another process past
+		// busy_timeout, or gone): running each alone would wait as long again
+		// for every write; they all get the answer.
+		for _, r := range live {
+			r.done <- be.error
+		}
+		return
+	}
 	if err != nil {
 		// The group as a whole failed (a savepoint or the commit itself):
 		// nothing of it is in the file, so each write runs again alone and
@@ -120,7 +129,7 @@ func (db *DB) runGroup(live []*writeReq) (errs []error, err error) {
 	ctx := context.Background()
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return nil, beginError{err}
 	}
 	defer func() {
 		if err != nil {
@@ -148,6 +157,9 @@ func (db *DB) runGroup(live []*writeReq) (errs []error, err error) {
 	}
 	return errs, nil
 }
+
+// beginError: a group could not even begin its transaction.
+type beginError struct{ error }
 
 // write runs fn as one atomic unit on the writer connection: any error from
 // fn undoes everything fn did. fn may share its transaction's commit with
