@@ -337,10 +337,11 @@ func (s *Service) dueLocked(gr *gateRT, sid string, deadline, now time.Time) (ov
 }
 
 // gateResumeLocked sends a manual Resume (or Start fresh) through an open
-// gate: it waits there, or goes as the probe. True when it waits.
-func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Session, fresh bool) bool {
+// gate: it waits there (waits), or goes now, as the gate's probe (probe)
+// or because no gate holds it.
+func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Session, fresh bool) (waits, probe bool) {
 	if !s.gateEnabled() {
-		return false
+		return false, false
 	}
 	now := s.now()
 	sid, key := rt.sess.ID, gateKey(rt)
@@ -348,12 +349,12 @@ func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Ses
 	gr := s.gate.gates[key]
 	if gr == nil || gr.g.State() != overload.Open {
 		s.gate.mu.Unlock()
-		return false
+		return false, false
 	}
 	v, w, view := s.dueLocked(gr, sid, now.Add(s.gateDeadline(rt)), now) // a manual recovery starts a new chain
 	s.gate.mu.Unlock()
 	if v != overload.Wait {
-		return false // the probe (or a closed gate): launch now
+		return false, v == overload.Probe // launch now
 	}
 	budget := s.policy.Config().Overloaded.Budget
 	if rt.task.MaxAttempts >= 2 {
@@ -367,10 +368,10 @@ func (s *Service) gateResumeLocked(rt *sessionRT, prompt string, next *store.Ses
 		code: code, ruleID: rule, prompt: prompt, resume: !fresh, gen: next.Generation}
 	if err := s.parkOnGateLocked(rt, gw, view, next); err != nil {
 		s.gateLeaveLocked(sid, key, now)
-		return false
+		return false, false
 	}
 	s.log.Info("manual recovery waits on the overload gate", zap.String("session_id", sid), zap.String("gate", key))
-	return true
+	return true, false
 }
 
 // gateSucceededLocked tells the session's gate that the provider answered:

@@ -394,12 +394,13 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 		next.AgentSessionID = ""
 	}
 	rt.chain = chainState{}
-	if s.gateResumeLocked(rt, prompt, &next, fresh) {
+	waits, probe := s.gateResumeLocked(rt, prompt, &next, fresh)
+	if waits {
 		return nil // waits on the provider's overload gate
 	}
 	t := s.newTurn(rt, prompt)
 	t.gen = next.Generation
-	t.replay, t.fresh = true, fresh
+	t.replay, t.fresh, t.probe = true, fresh, probe
 	s.log.Info("manual recovery", zap.String("session_id", rt.sess.ID), zap.String("action", req.Action))
 	return s.launchLocked(rt, t, &next)
 }
