@@ -9,6 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// insertTask is a write that adds task id.
+func insertTask(id string) func(ctx context.Context, tx *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, 't', 'mock', '/w', 0, 'todo', ?, ?, 0)`,
+			id, "2026-01-01T00:00:00.000000000Z", "2026-01-01T00:00:00.000000000Z")
+		return err
+	}
+}
+
 // A group shares one commit, but each write still succeeds or fails alone:
 // a failing write leaves no trace, its neighbours land, and a write whose
 // caller gave up before its turn never runs.
@@ -17,16 +26,9 @@ func TestCommitGroupIsolatesEachWrite(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, db.Close()) }()
 
-	insert := func(id string) func(ctx context.Context, tx *sql.Tx) error {
-		return func(ctx context.Context, tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, 't', 'mock', '/w', 0, 'todo', ?, ?, 0)`,
-				id, "2026-01-01T00:00:00.000000000Z", "2026-01-01T00:00:00.000000000Z")
-			return err
-		}
-	}
 	boom := errors.New("boom")
 	failing := func(ctx context.Context, tx *sql.Tx) error {
-		if err := insert("half-done")(ctx, tx); err != nil {
+		if err := insertTask("half-done")(ctx, tx); err != nil {
 			return err
 		}
 		return boom // after a statement: its savepoint must undo it
@@ -35,11 +37,11 @@ func TestCommitGroupIsolatesEachWrite(t *testing.T) {
 	cancel()
 
 	reqs := []*writeReq{
-		{ctx: t.Context(), fn: insert("a")},
+		{ctx: t.Context(), fn: insertTask("a")},
 		{ctx: t.Context(), fn: failing},
-		{ctx: gone, fn: insert("never")},
-		{ctx: t.Context(), fn: insert("a")}, // duplicate key: fails alone
-		{ctx: t.Context(), fn: insert("b")},
+		{ctx: gone, fn: insertTask("never")},
+		{ctx: t.Context(), fn: insertTask("a")}, // duplicate key: fails alone
+		{ctx: t.Context(), fn: insertTask("b")},
 	}
 	for _, r := range reqs {
 		r.done = make(chan error, 1)
@@ -68,4 +70,38 @@ func TestWriteAfterCloseIsErrClosed(t *testing.T) {
 	require.NoError(t, db.Close())
 	_, err = db.exec(t.Context(), `DELETE FROM tasks`)
 	require.ErrorIs(t, err, ErrClosed)
+}
+
+// A write that breaks the shared transaction (here: ends it) makes the
+// group fall back to one transaction per write: its neighbours still land,
+// and it alone gets an error.
+func TestCommitGroupFallsBackWhenTheGroupBreaks(t *testing.T) {
+	db, err := Open(t.Context(), t.TempDir())
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+
+	breaker := func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `ROLLBACK`) // the savepoints and the group are gone
+		return err
+	}
+	reqs := []*writeReq{
+		{ctx: t.Context(), fn: insertTask("a")},
+		{ctx: t.Context(), fn: breaker},
+		{ctx: t.Context(), fn: insertTask("b")},
+	}
+	for _, r := range reqs {
+		r.done = make(chan error, 1)
+	}
+	db.commitGroup(reqs)
+
+	require.NoError(t, <-reqs[0].done)
+	require.Error(t, <-reqs[1].done)
+	require.NoError(t, <-reqs[2].done)
+	tasks, err := db.ListTasks(t.Context())
+	require.NoError(t, err)
+	var ids []string
+	for _, task := range tasks {
+		ids = append(ids, task.ID)
+	}
+	require.ElementsMatch(t, []string{"a", "b"}, ids)
 }
