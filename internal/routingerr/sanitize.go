@@ -1,14 +1,24 @@
 package routingerr
 
-import "strings"
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
 
 const redacted = "[REDACTED]"
 
+// Redacted is what Sanitize puts where a secret was.
+const Redacted = redacted
+
 // secretNames are header, field and variable names whose value is a secret
-// when a ':' or '=' follows them.
+// when a ':' or '=' follows them. A name that is the prefix of another comes
+// after it.
 var secretNames = []string{
 	"proxy-authorization", "authorization", "x-goog-api-key", "x-api-key", "api-key", "api_key", "apikey",
-	"access_token", "refresh_token", "client_secret", "password", "cookie",
+	"access_token", "refresh_token", "session_token", "auth_token", "api_token", "id_token", "token",
+	"aws_secret_access_key", "secret_access_key", "client_secret", "secret_key", "secret",
+	"private_key", "password", "passwd", "cookie",
 }
 
 // nameStart2 is a cheap filter on the first two bytes of secretNames: bit
@@ -29,7 +39,7 @@ func lower(b byte) byte {
 
 // sanitizeStart marks the bytes a secret or a home path can start with.
 var sanitizeStart = func() (t [256]bool) {
-	for _, c := range "sAbB/" {
+	for _, c := range "sSAbBgxrRe/:-" {
 		t[c] = true
 	}
 	for _, n := range secretNames {
@@ -39,12 +49,72 @@ var sanitizeStart = func() (t [256]bool) {
 	return t
 }()
 
-// Sanitize removes secrets and personal paths from s so that it can be shown
-// and logged: sk-… API keys, Google AIza… keys, bearer tokens, the values of
-// Authorization / x-api-key style headers and fields, and home directories
+// registered holds exact secrets of this process (RegisterSecret), redacted
+// wherever they appear.
+var (
+	registeredMu sync.Mutex // serialises RegisterSecret
+	registered   atomic.Pointer[[]string]
+)
+
+// minRegistered is the shortest secret RegisterSecret accepts: shorter ones
+// would redact ordinary words.
+const minRegistered = 8
+
+// RegisterSecret makes Sanitize redact s wherever it appears, e.g. the
+// daemon's own access token. Strings shorter than 8 bytes are ignored.
+func RegisterSecret(s string) {
+	s = strings.TrimSpace(s)
+	if len(s) < minRegistered {
+		return
+	}
+	registeredMu.Lock()
+	defer registeredMu.Unlock()
+	var next []string
+	if p := registered.Load(); p != nil {
+		for _, x := range *p {
+			if x == s {
+				return
+			}
+		}
+		next = append(next, *p...)
+	}
+	next = append(next, s)
+	registered.Store(&next)
+}
+
+// Sanitize removes secrets and personal paths from s so that it can be
+// stored, shown and logged: API keys (sk-…/SK-…, Google AIza…, AWS
+// AKIA…/ASIA…, GitHub ghp_…/github_pat_…, Slack xox…-, Stripe sk_live_…),
+// JWTs, bearer tokens, the values of Authorization / x-api-key / token= /
+// password= style headers and fields, passwords in URLs, PEM private-key
+// blocks, every secret given to RegisterSecret, and home directories
 // (/home/alice, /Users/alice, /root become ~). It allocates only when it
 // changes something.
 func Sanitize(s string) string {
+	out, _ := sanitize(s, true)
+	return out
+}
+
+// ContainsSecret reports whether s holds something Sanitize would redact as
+// a secret (home paths do not count). Text that Sanitize returned never
+// does. For checks such as "nothing secret in the database".
+func ContainsSecret(s string) bool {
+	_, found := sanitize(s, false)
+	return found
+}
+
+// sanitize returns s with its secrets (and, with paths, home directories)
+// replaced, and whether a secret was found.
+func sanitize(s string, paths bool) (string, bool) {
+	found := false
+	if p := registered.Load(); p != nil {
+		for _, secret := range *p {
+			if strings.Contains(s, secret) {
+				s = strings.ReplaceAll(s, secret, redacted)
+				found = true
+			}
+		}
+	}
 	var b strings.Builder
 	done := 0 // s[:done] is already in b
 	replace := func(start, end int, with string) {
@@ -63,56 +133,83 @@ func Sanitize(s string) string {
 			break
 		}
 		c := s[i]
-		var end int
-		var with string
+		start, end, with := i, 0, ""
+		ws := wordStart(s, i)
 		switch {
-		case c == 's' && wordStart(s, i):
-			end, with = apiKey(s, i)
-		case c == 'A' && wordStart(s, i):
+		case (c == 's' || c == 'S') && ws:
+			if end, with = apiKey(s, i); end == 0 {
+				end, with = stripeKey(s, i)
+			}
+		case c == 'A' && ws:
 			end, with = googleKey(s, i)
-		case c == '/':
-			end, with = homePath(s, i)
-		}
-		if end == 0 && (c|0x20 == 'b') && wordStart(s, i) {
-			end, with = bearer(s, i)
-		}
-		if end == 0 && i+1 < len(s) && nameStart2[lower(c)]&(1<<(lower(s[i+1])%64)) != 0 && nameStart(s, i) {
-			var vs int
-			vs, end = secretField(s, i)
-			if end > 0 {
-				replace(vs, end, redacted)
+			if end == 0 {
+				end, with = awsKeyID(s, i)
+			}
+		case c == 'g' && ws:
+			end, with = githubToken(s, i)
+		case c == 'x' && ws:
+			end, with = slackToken(s, i)
+		case (c == 'r' || c == 'R') && ws:
+			end, with = stripeKey(s, i)
+		case c == 'e' && ws:
+			end, with = jwt(s, i)
+		case c == ':':
+			start, end = urlPassword(s, i)
+			with = redacted
+		case c == '-':
+			start, end, with = pemBlock(s, i)
+		case c == '/' && paths:
+			if end, with = homePath(s, i); end > 0 {
+				replace(i, end, with)
 				i = end
 				continue
 			}
 		}
+		if end == 0 && (c|0x20 == 'b') && ws {
+			end, with = bearer(s, i)
+		}
+		if end == 0 && i+1 < len(s) && nameStart2[lower(c)]&(1<<(lower(s[i+1])%64)) != 0 && nameStart(s, i) {
+			start, end = secretField(s, i)
+			with = redacted
+		}
 		if end > 0 {
-			replace(i, end, with)
+			if s[start:end] != with && s[start:end] != redacted {
+				found = true
+			}
+			replace(start, end, with)
 			i = end
 			continue
 		}
 		i++
 	}
 	if done == 0 {
-		return s
+		return s, found
 	}
 	b.WriteString(s[done:])
-	return b.String()
+	return b.String(), found
 }
 
-// apiKey matches "sk-" followed by at least 8 key characters (OpenAI and
-// Anthropic keys, including already-masked ones).
-func apiKey(s string, i int) (int, string) {
-	if !strings.HasPrefix(s[i:], "sk-") {
-		return 0, ""
-	}
-	j := i + 3
-	for j < len(s) && (isAlnum(s[j]) || s[j] == '-' || s[j] == '*') {
+func isKeyChar(b byte) bool { return isAlnum(b) || b == '-' }
+
+// run returns the end of the run of key characters from j.
+func run(s string, j int, ok func(byte) bool) int {
+	for j < len(s) && ok(s[j]) {
 		j++
 	}
+	return j
+}
+
+// apiKey matches "sk-" (in either case) followed by at least 8 key
+// characters (OpenAI and Anthropic keys, including already-masked ones).
+func apiKey(s string, i int) (int, string) {
+	if !hasPrefixFold(s[i:], "sk-") {
+		return 0, ""
+	}
+	j := run(s, i+3, func(b byte) bool { return isKeyChar(b) || b == '*' })
 	if j-i-3 < 8 {
 		return 0, ""
 	}
-	return j, "sk-" + redacted
+	return j, s[i:i+3] + redacted
 }
 
 // googleKey matches Google API keys: "AIza" and 35 more characters.
@@ -120,14 +217,160 @@ func googleKey(s string, i int) (int, string) {
 	if !strings.HasPrefix(s[i:], "AIza") {
 		return 0, ""
 	}
-	j := i + 4
-	for j < len(s) && (isAlnum(s[j]) || s[j] == '-') {
-		j++
-	}
+	j := run(s, i+4, isKeyChar)
 	if j-i < 30 {
 		return 0, ""
 	}
 	return j, redacted
+}
+
+// awsKeyID matches AWS access key ids: AKIA, ASIA and the other four-letter
+// prefixes, then 16 upper-case letters and digits.
+func awsKeyID(s string, i int) (int, string) {
+	if len(s)-i < 20 {
+		return 0, ""
+	}
+	switch s[i : i+4] {
+	case "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "AIPA":
+	default:
+		return 0, ""
+	}
+	j := run(s, i+4, func(b byte) bool { return 'A' <= b && b <= 'Z' || isDigit(b) })
+	if j-i < 20 || j < len(s) && isAlnum(s[j]) {
+		return 0, ""
+	}
+	return j, redacted
+}
+
+// githubToken matches ghp_/gho_/ghu_/ghs_/ghr_ tokens and github_pat_ ones.
+func githubToken(s string, i int) (int, string) {
+	rest := s[i:]
+	var j int
+	switch {
+	case strings.HasPrefix(rest, "github_pat_"):
+		j = run(s, i+len("github_pat_"), isAlnum)
+		if j-i-len("github_pat_") < 20 {
+			return 0, ""
+		}
+	case len(rest) > 4 && rest[:2] == "gh" && strings.IndexByte("pousr", rest[2]) >= 0 && rest[3] == '_':
+		j = run(s, i+4, isAlnum)
+		if j-i-4 < 20 {
+			return 0, ""
+		}
+	default:
+		return 0, ""
+	}
+	return j, redacted
+}
+
+// slackToken matches xoxa-, xoxb-, xoxp-, xoxr-, xoxs- and xapp- tokens.
+func slackToken(s string, i int) (int, string) {
+	rest := s[i:]
+	ok := len(rest) > 5 && (rest[:3] == "xox" && strings.IndexByte("abeprs", rest[3]) >= 0 && rest[4] == '-' ||
+		rest[:5] == "xapp-")
+	if !ok {
+		return 0, ""
+	}
+	j := run(s, i+5, isKeyChar)
+	if j-i-5 < 10 {
+		return 0, ""
+	}
+	return j, redacted
+}
+
+// stripeKey matches Stripe secret and restricted keys (sk_/rk_, live and
+// test); sk_ is reached through apiKey's letter.
+func stripeKey(s string, i int) (int, string) {
+	rest := s[i:]
+	var n int
+	for _, p := range []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"} {
+		if hasPrefixFold(rest, p) {
+			n = len(p)
+			break
+		}
+	}
+	if n == 0 {
+		return 0, ""
+	}
+	j := run(s, i+n, isAlnum)
+	if j-i-n < 10 {
+		return 0, ""
+	}
+	return j, redacted
+}
+
+// jwt matches a JSON web token: three base64url parts, the first two "eyJ…".
+func jwt(s string, i int) (int, string) {
+	if !strings.HasPrefix(s[i:], "eyJ") {
+		return 0, ""
+	}
+	b64 := func(b byte) bool { return isAlnum(b) || b == '-' }
+	j := run(s, i, b64)
+	if j-i < 10 || j >= len(s) || s[j] != '.' || !strings.HasPrefix(s[j+1:], "eyJ") {
+		return 0, ""
+	}
+	k := run(s, j+1, b64)
+	if k-j < 10 || k >= len(s) || s[k] != '.' {
+		return 0, ""
+	}
+	l := run(s, k+1, b64)
+	if l-k < 8 {
+		return 0, ""
+	}
+	return l, redacted
+}
+
+// urlPassword matches the password of "scheme://user:password@host" (i at
+// the ':' of "://") and returns its span.
+func urlPassword(s string, i int) (int, int) {
+	if !strings.HasPrefix(s[i:], "://") || i == 0 || !isLetter(s[i-1]) {
+		return 0, 0
+	}
+	u := i + 3
+	k := u
+	for k < len(s) && k-u < 512 && strings.IndexByte("/ \t\r\n@?#\"'<>`", s[k]) < 0 {
+		k++
+	}
+	if k >= len(s) || s[k] != '@' {
+		return 0, 0
+	}
+	c := strings.IndexByte(s[u:k], ':')
+	if c < 0 || u+c+1 == k {
+		return 0, 0
+	}
+	return u + c + 1, k
+}
+
+// pemBlock matches "-----BEGIN … PRIVATE KEY-----" and replaces its body
+// (to "-----END …-----", or to the end of s when the block is not closed
+// yet, so that a key streamed line by line is never shown). The header
+// stays, so a text that grows only ever grows its sanitised form.
+func pemBlock(s string, i int) (start, end int, with string) {
+	const begin = "-----BEGIN "
+	if !strings.HasPrefix(s[i:], begin) {
+		return 0, 0, ""
+	}
+	h := strings.Index(s[i+len(begin):], "-----")
+	if h < 0 || h > 64 {
+		return 0, 0, ""
+	}
+	label := s[i+len(begin) : i+len(begin)+h]
+	if !strings.HasSuffix(label, "PRIVATE KEY") {
+		return 0, 0, ""
+	}
+	body := i + len(begin) + h + len("-----")
+	e := strings.Index(s[body:], "-----END ")
+	if e < 0 {
+		if t := strings.TrimSpace(s[body:]); t == "" || t == redacted {
+			return 0, 0, ""
+		}
+		return body, len(s), "\n" + redacted
+	}
+	e += body
+	if strings.TrimSpace(s[body:e]) == "" || strings.TrimSpace(s[body:e]) == redacted {
+		return 0, 0, ""
+	}
+	return body, e, "\n" + redacted + "\n"
 }
 
 // bearer matches "Bearer <token>" in any case.
@@ -158,7 +401,7 @@ func secretField(s string, i int) (vs, ve int) {
 		}
 		j := i + len(name)
 		if j < len(s) && isAlnum(s[j]) {
-			return 0, 0
+			continue
 		}
 		quoted := j < len(s) && s[j] == '"'
 		if quoted {
@@ -168,7 +411,7 @@ func secretField(s string, i int) (vs, ve int) {
 			j++
 		}
 		if j >= len(s) || (s[j] != ':' && s[j] != '=') {
-			return 0, 0
+			continue
 		}
 		j++
 		for j < len(s) && s[j] == ' ' {
