@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/orchestratord/orchestratord/internal/datadir"
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
 	"github.com/orchestratord/orchestratord/internal/orchestrator"
 	"github.com/orchestratord/orchestratord/internal/store"
@@ -108,6 +109,24 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
+	// Own the data dir before anything reads or writes it: a second daemon
+	// on the same dir would fight this one over every session.
+	lock, err := datadir.Acquire(dataDir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Close() }()
+	fixes, err := datadir.Secure(dataDir, "token", store.FileName, store.FileName+"-wal", store.FileName+"-shm")
+	for _, f := range fixes {
+		log.Warn("data dir permissions were open to other users; tightened",
+			zap.String("path", f.Path), zap.String("was", fmt.Sprintf("%04o", f.From)), zap.String("now", fmt.Sprintf("%04o", f.To)))
+	}
+	if err != nil {
+		return err
+	}
+	if err := datadir.CheckDatabase(dataDir, store.FileName); err != nil {
+		return err
+	}
 	var files []fileConfig
 	for _, path := range []string{o.configFile, o.agentsFile} {
 		if path == "" {
@@ -135,16 +154,17 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	token, generated, err := loadToken(dataDir, o.token)
-	if err != nil {
-		return err
-	}
-
 	db, err := store.Open(ctx, dataDir)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = db.Close() }()
+	// After the database exists, so a start that dies in between never
+	// leaves a token beside an empty database (CheckDatabase refuses that).
+	token, generated, err := loadToken(dataDir, o.token)
+	if err != nil {
+		return err
+	}
 	agents, err := lifecycle.NewManager(lifecycle.Config{Logger: log.Named("lifecycle")})
 	if err != nil {
 		return err
@@ -179,6 +199,9 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		return fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := lock.SetAddr(ln.Addr().String()); err != nil {
+		log.Warn("could not record the listen address in the lock file", zap.Error(err))
+	}
 	url := fmt.Sprintf("http://%s/?token=%s", displayAddr(ln.Addr().String()), token)
 	log.Info("orchestratord listening", zap.String("addr", ln.Addr().String()), zap.String("data_dir", dataDir),
 		zap.String("agents", profileNames(profiles)), zap.Float64("retry_scale", o.retryScale), zap.String("overload_gate", o.gate))
