@@ -179,7 +179,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 
 	// Record the prompt first, like real agents: a failed turn is in history.
 	sc, isScenario := parseScenario(prompt)
-	err := a.store.updateSession(sid, func(f *sessionFile) {
+	rec := Received{At: time.Now().UTC(), PID: os.Getpid(), Task: a.taskID, Session: sid, Text: prompt}
+	err := a.store.recordPrompt(rec, func(f *sessionFile) {
 		if !isScenario {
 			sc, isScenario = inheritScenario(f.Messages)
 		}
@@ -257,6 +258,14 @@ func (a *agent) fail(ctx context.Context, sid string, sc scenario, prompt string
 		if err := a.send(ctx, sid, acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted))); err != nil {
 			return acp.PromptResponse{}, err
 		}
+	case scLeak:
+		secrets := a.store.leakSecrets()
+		line := leakLine(secrets)
+		a.log.Error("provider request failed", zap.String("response", line))
+		if err := a.stream(ctx, sid, []string{line}, 0); err != nil {
+			return acp.PromptResponse{}, err
+		}
+		return acp.PromptResponse{}, leakError(line, secrets)
 	case scCrash:
 		_ = a.stream(ctx, sid, []string{"Starting work… "}, 0)
 		// Let the client read the chunk before the pipe goes away.

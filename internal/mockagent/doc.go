@@ -21,6 +21,9 @@
 //	                        otherwise; every /wall prompt is logged (WallRequests).
 //	                        Wall.Hang holds prompts unanswered instead; "/wall:MS"
 //	                        takes MS more to end the turn after its reply
+//	/leak[:N]               streams a 529 line carrying planted secrets (SetLeak, else
+//	                        FakeSecrets, plus an inherited ORCHESTRATORD_TOKEN), logs it
+//	                        to stderr, then fails with it (message and data)
 //	anything else           "Echo: <prompt>" in at least three chunks
 //
 // A failing scenario's name may carry a model, "/overloaded@gpt-4o:2" or
@@ -40,6 +43,9 @@
 // Like real agents, the mock records the user prompt in the session history
 // before it fails, and session/load replays that history (user_message_chunk
 // and agent_message_chunk, each with a messageId) before answering.
+//
+// Every prompt received is logged in StateDir (ReceivedPrompts), with the
+// process and agent session it reached.
 //
 // It never decides anything for the orchestrator and never touches stdout
 // except through the protocol.

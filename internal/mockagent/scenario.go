@@ -31,6 +31,9 @@ const (
 	// scWall fails with a 529 while the shared wall (wall.go) is up;
 	// "/wall:MS" then streams its reply and takes MS more to end the turn.
 	scWall = "wall"
+	// scLeak fails like scEchoOverloaded with planted secrets in its
+	// error line, stderr and error data (leak.go).
+	scLeak = "leak"
 )
 
 // always is N for scenarios that never recover by themselves.
@@ -47,6 +50,7 @@ var failDefaults = map[string]int{
 	scCrash:          1,
 	scToolOverloaded: 1,
 	scEchoOverloaded: 1,
+	scLeak:           1,
 }
 
 const (
