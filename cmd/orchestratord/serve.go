@@ -42,6 +42,7 @@ type serveOptions struct {
 	gate       string
 	shutdown   time.Duration
 	idle       time.Duration
+	hosts      []string
 }
 
 func newServeCmd() *cobra.Command {
@@ -70,6 +71,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 15*time.Second, "bound on graceful shutdown (env ORCHESTRATORD_SHUTDOWN_TIMEOUT)")
 	f.DurationVar(&o.idle, "agent-idle-timeout", orchestrator.DefaultIdleTimeout,
 		"stop an agent process idle this long; its next prompt resumes the session (0: keep until shutdown) (env ORCHESTRATORD_AGENT_IDLE_TIMEOUT)")
+	f.StringSliceVar(&o.hosts, "allowed-hosts", nil,
+		"host names the UI and API answer to besides localhost, IP addresses and the --addr host, comma-separated; *.example.com for subdomains (env ORCHESTRATORD_ALLOWED_HOSTS)")
 	return cmd
 }
 
@@ -185,7 +188,8 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
-	api, err := wsapi.New(wsapi.Config{Service: svc, Token: token, Logger: log.Named("wsapi"), Static: web.Static()})
+	api, err := wsapi.New(wsapi.Config{Service: svc, Token: token, Logger: log.Named("wsapi"), Static: web.Static(),
+		AllowedHosts: allowedHosts(o.addr, o.hosts), Health: storeHealth(db)})
 	if err != nil {
 		return err
 	}
@@ -251,6 +255,29 @@ func displayAddr(addr string) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// storeHealth adapts the store's write health to /healthz.
+func storeHealth(db *store.DB) func() wsapi.StoreHealth {
+	return func() wsapi.StoreHealth {
+		h := db.WriteHealth()
+		out := wsapi.StoreHealth{Writable: h.Writable, Failures: h.Failures}
+		if h.LastError != nil {
+			at := h.ErrorAt.UTC()
+			out.LastError, out.ErrorAt = h.LastError.Error(), &at
+		}
+		return out
+	}
+}
+
+// allowedHosts is --allowed-hosts plus the host of --addr when it is a name
+// (an IP address and localhost are always allowed).
+func allowedHosts(addr string, extra []string) []string {
+	out := append([]string(nil), extra...)
+	if host, _, err := net.SplitHostPort(addr); err == nil && host != "" && net.ParseIP(host) == nil {
+		out = append(out, host)
+	}
+	return out
 }
 
 // loadToken returns the fixed token, or the one kept in the data dir,

@@ -177,7 +177,7 @@ func (db *DB) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return db.fail(<-r.done)
+	return db.fail(db.note(<-r.done))
 }
 
 // exec runs one statement as a write.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
@@ -34,6 +35,7 @@ const readerConns = 4
 // DB is the SQLite store. Every method is safe for concurrent use.
 type DB struct {
 	path string
+	opts Options
 
 	// w holds exactly one connection and is the only one that writes.
 	// Writers queue for it inside database/sql (honouring their contexts)
@@ -52,6 +54,12 @@ type DB struct {
 	stopCommit chan struct{}
 	commitDone chan struct{}
 
+	// health is the write health and the maintenance loop's state
+	// (health.go): WAL checkpoints when idle or after a failed write.
+	health       health
+	stopMaintain context.CancelFunc
+	maintainDone chan struct{}
+
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error // result of the first Close
@@ -66,6 +74,19 @@ type DB struct {
 // a *SchemaTooNewError (errors.Is ErrSchemaTooNew). In both cases nothing
 // is written to the file: no migration, no journal-mode change, no repair.
 func Open(ctx context.Context, dir string) (*DB, error) {
+	return OpenWith(ctx, dir, Options{})
+}
+
+// Options of OpenWith. The zero value is what Open uses.
+type Options struct {
+	// ManualMaintenance turns the maintenance loop off: WAL checkpoints and
+	// write-health probes happen only when the caller runs Maintain. For
+	// tests, which step it themselves.
+	ManualMaintenance bool
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dir string, opts Options) (*DB, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("%w: empty data directory", ErrInvalid)
 	}
@@ -93,7 +114,7 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 		return nil, &SchemaTooNewError{Path: path, Found: version, Known: len(ms)}
 	}
 
-	db := &DB{path: path}
+	db := &DB{path: path, opts: opts, health: health{state: WriteHealth{Writable: true}, kick: make(chan struct{}, 1), now: time.Now}}
 	if err := db.open(ctx, ms); err != nil {
 		db.closeAll()
 		return nil, err
@@ -136,7 +157,7 @@ func (db *DB) open(ctx context.Context, ms []migration) error {
 		return err
 	}
 	db.startCommitter()
-	return nil
+	return db.startMaintenance()
 }
 
 func (db *DB) openErr(err error) error {
@@ -158,8 +179,9 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) closeAll() error {
+	errs := []error{db.stopMaintenance()}
 	db.stopCommitter()
-	errs := []error{db.hot.close()}
+	errs = append(errs, db.hot.close())
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}

@@ -111,6 +111,25 @@ type Config struct {
 	// Static is the web page, served at / without auth (it holds no data).
 	// Nil serves 404 there.
 	Static fs.FS
+	// AllowedHosts are the Host header names accepted besides IP literals,
+	// "localhost" and *.localhost (the defence against DNS rebinding):
+	// exact names, "*.example.com" for its subdomains, "*" for any. Default
+	// none.
+	AllowedHosts []string
+	// Health reports whether the store can write, for /healthz. Nil: always
+	// healthy.
+	Health func() StoreHealth
+}
+
+// StoreHealth is the store's write health as /healthz shows it.
+type StoreHealth struct {
+	Writable bool `json:"writable"`
+	// LastError is the last failed write's error and ErrorAt its time; set
+	// while Writable is false (and kept after, for the record).
+	LastError string     `json:"last_error,omitempty"`
+	ErrorAt   *time.Time `json:"error_at,omitempty"`
+	// Failures counts failed writes since the store last wrote successfully.
+	Failures int64 `json:"failures,omitempty"`
 }
 
 // Defaults.

@@ -23,7 +23,9 @@ type Server struct {
 	log       *zap.Logger
 	tokenHash [sha256.Size]byte
 	handler   http.Handler
-	now       func() time.Time // for the rate limiter
+	now       func() time.Time // for the rate limiter and log limits
+	authFails logLimiter       // failed logins
+	refusals  logLimiter       // refused Host headers
 
 	ctx    context.Context // cancelled by Close; parent of every connection
 	cancel context.CancelFunc
@@ -61,11 +63,12 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("/ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.Handle("/", s.staticHandler())
-	s.handler = mux
+	s.handler = s.checkHost(mux)
 	return s, nil
 }
 
-// Handler serves /ws (token required), /healthz and / (the web page).
+// Handler serves /ws (token required), /healthz and / (the web page), each
+// only to an allowed Host (see hostAllowed).
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Close ends every connection with StatusGoingAway and waits for all of
@@ -79,10 +82,31 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// serveHealth answers 200 {"status":"ok"} while the store can write, and 503
+// {"status":"store_unwritable", "store": {…}} naming the last write error and
+// when it happened while it cannot (disk full, read-only): a monitor sees
+// the daemon is up but cannot save. No token: monitors and load balancers
+// call it, and it tells nothing about tasks; the Host check still applies.
 func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
+	body := healthBody{Status: "ok"}
+	status := http.StatusOK
+	if s.cfg.Health != nil {
+		h := s.cfg.Health()
+		if !h.Writable {
+			status = http.StatusServiceUnavailable
+			body.Status = "store_unwritable"
+		}
+		body.Store = &h
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+type healthBody struct {
+	Status string       `json:"status"`
+	Store  *StoreHealth `json:"store,omitempty"`
 }
 
 // staticHandler serves the page with headers that keep the token in its URL
@@ -94,13 +118,40 @@ func (s *Server) staticHandler() http.Handler {
 	files := http.FileServerFS(s.cfg.Static)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "+
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			writeHTTPError(w, http.StatusMethodNotAllowed, newError(CodeBadRequest, "the page answers only GET and HEAD"))
+			return
+		}
+		// WebSockets only to this page's own host (r.Host passed checkHost):
+		// 'self' alone does not cover ws: in every browser.
+		connect := "'self'"
+		if safeHost(r.Host) {
+			connect += " ws://" + r.Host + " wss://" + r.Host
+		}
+		h.Set("Content-Security-Policy", "default-src 'self'; connect-src "+connect+"; img-src 'self' data:; "+
 			"script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	})
+}
+
+// safeHost: r.Host is only letters, digits and . - : [ ], so it cannot
+// change the meaning of the CSP header it is written into.
+func safeHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, c := range h {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.ContainsRune(".-:[]", c):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // authorized checks "Authorization: Bearer <token>", else ?token=. Both
@@ -136,6 +187,7 @@ func writeHTTPError(w http.ResponseWriter, status int, e *Error) {
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(r) {
+		s.logAuthFailure(r)
 		writeHTTPError(w, http.StatusUnauthorized, newError(CodeUnauthorized,
 			"a valid access token is required: Authorization: Bearer <token>, or ?token=<token>"))
 		return
@@ -168,13 +220,14 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 }
 
 // RequireToken guards another endpoint (e.g. /metrics) with the same token
-// as /ws, so one secret protects everything the daemon serves.
+// and Host check as /ws, so one secret protects everything the daemon serves.
 func (s *Server) RequireToken(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.checkHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorized(r) {
+			s.logAuthFailure(r)
 			writeHTTPError(w, http.StatusUnauthorized, &Error{Code: CodeUnauthorized, Message: "missing or wrong access token"})
 			return
 		}
 		h.ServeHTTP(w, r)
-	})
+	}))
 }
