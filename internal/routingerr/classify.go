@@ -111,6 +111,8 @@ type scan struct {
 	found kwSet    // keywords present in low
 	last  lastEnds // where tracked keywords (status markers) last ended
 
+	rpcEnd int // raw[:rpcEnd] is the JSON-RPC message and data
+
 	statusDone bool
 	status     int // effective HTTP status, 0 when unknown
 	statusPos  int // offset of the status in raw; 0 for a structured status
@@ -123,9 +125,16 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	parts[4], parts[5] = window(ev.Err)
 	parts[6] = tailOf(ev.StderrTail, maxStderrBytes)
 	raw := joinNonEmpty(parts[:])
+	rpcEnd := -1
+	for _, p := range parts[:4] {
+		if p != "" {
+			rpcEnd += len(p) + 1
+		}
+	}
 	s := scanPool.Get().(*scan)
 	buf := s.buf
-	*s = scan{ev: *ev, now: now, raw: raw}
+	*s = scan{ev: *ev, now: now, raw: raw, rpcEnd: max(rpcEnd, 0)}
+	s.ev.HTTPStatus = structuredStatus(ev)
 	if cap(buf) < len(raw) {
 		buf = make([]byte, len(raw))
 	}
@@ -151,12 +160,34 @@ func (s *scan) release() {
 // hasKW reports whether k occurs: a bit test.
 func (s *scan) hasKW(k *kw) bool { return s.found.has(k.id) }
 
-// indexKW is strings.Index(s.low, k.w), skipped when k is absent.
+// indexKW is strings.Index(s.low, k.w), skipped when k is absent. The
+// automaton reads text canonically (canonKeyword), so a keyword it found
+// may not occur literally (escaped JSON): then the search skips the
+// backslashes and quotes.
 func (s *scan) indexKW(k *kw) int {
 	if !s.hasKW(k) {
 		return -1
 	}
-	return strings.Index(s.low, k.w)
+	return s.locate(k.w)
+}
+
+// locate is strings.Index(s.low, w), or, when w only occurs in the
+// canonical reading of the text, the offset of its first word in it; 0 when
+// even that fails (the automaton found it, so it is there).
+func (s *scan) locate(w string) int {
+	if i := strings.Index(s.low, w); i >= 0 {
+		return i
+	}
+	core := strings.Trim(w, "\"' :{}")
+	if j := strings.IndexAny(core, "\"' :"); j > 0 {
+		core = core[:j]
+	}
+	if core != "" {
+		if i := strings.Index(s.low, core); i >= 0 {
+			return i
+		}
+	}
+	return 0
 }
 
 func (s *scan) hasAnyID(ids []uint16) bool {

@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -329,5 +330,39 @@ func TestEveryCodeHasCopy(t *testing.T) {
 	}
 	if FamilyLabel("nope") == "" || Describe(Classification{Code: "nope"}) == "" {
 		t.Error("unknown codes need fallback copy")
+	}
+}
+
+// TestStructureAtAnyDepth: structure is read through every wrapping — a
+// body escaped inside a JSON string (twice), a Python repr, a JSON-RPC code
+// that is an HTTP status, headers inside data.
+func TestStructureAtAnyDepth(t *testing.T) {
+	t.Parallel()
+	inner := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+	once, _ := json.Marshal(map[string]string{"message": "upstream said " + inner})
+	twice, _ := json.Marshal(map[string]string{"details": string(once)})
+	cases := []struct {
+		name string
+		ev   Evidence
+		rule string
+		ra   time.Duration
+	}{
+		{"escaped once", Evidence{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: string(once)}, "anthropic.overloaded_error.v1", 0},
+		{"escaped twice", Evidence{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: string(twice)}, "anthropic.overloaded_error.v1", 0},
+		{"python repr", txt(`Error code: 529 - {'type': 'error', 'error': {'type': 'overloaded_error', 'message': 'Overloaded'}}`), "anthropic.overloaded_error.v1", 0},
+		{"rpc code is the status", Evidence{HasRPCError: true, RPCCode: 503, RPCMessage: "Service Unavailable"}, "http.unavailable.5xx.v1", 0},
+		{"rpc code 429 with hint", Evidence{HasRPCError: true, RPCCode: 429, RPCMessage: "slow", RPCData: `{"headers":"retry-after: 7"}`}, "http.rate_limited.429.v1", 7 * time.Second},
+		{"escaped retryDelay", Evidence{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error",
+			RPCData: `{"details":"{\"error\":{\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"quotaId\":\"GenerateRequestsPerMinutePerProject\"},{\"retryDelay\": \"12s\"}]}}"}`}, "quota.per_minute.v1", 12 * time.Second},
+		{"escaped status code", Evidence{Err: `{"message":"{\"code\": 529}"}`}, "anthropic.overloaded.529.v1", 0},
+	}
+	for _, tc := range cases {
+		c := Classify(tc.ev, testNow)
+		if c.RuleID != tc.rule {
+			t.Errorf("%s: rule %s, want %s (%s)", tc.name, c.RuleID, tc.rule, c.Excerpt)
+		}
+		if tc.ra != 0 && (c.RetryAfter == nil || *c.RetryAfter != tc.ra) {
+			t.Errorf("%s: retry_after %v, want %v", tc.name, c.RetryAfter, tc.ra)
+		}
 	}
 }

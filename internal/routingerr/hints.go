@@ -30,7 +30,7 @@ func defaultHints(s *scan, c Classification) Classification {
 // Keywords that gate the hint parsers.
 var (
 	kwRetryAfter      = newKW("retry-after")
-	kwRetryDelay      = newKW(`"retrydelay"`)
+	kwRetryDelay      = newKW("retrydelay")
 	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
 	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in ")}
 	kwRegainAccess    = newKW("regain access on ")
@@ -98,17 +98,25 @@ func clampHint(d time.Duration) (time.Duration, bool) {
 
 // valueAfter returns the scalar after key in "key: v", "key=v", `"key":"v"`
 // or `"key": v` forms: digits, '.', and unit letters, without quotes.
+// The key may sit in JSON wrapped in JSON strings (`\"retrydelay\": \"2s\"`)
+// or in a Python repr (`'retrydelay': '2s'`).
 func valueAfter(low, key string) (string, bool) {
 	i := strings.Index(low, key)
 	if i < 0 {
-		return "", false
+		if bare := strings.Trim(key, `"`); bare != key {
+			key = bare
+			i = strings.Index(low, key)
+		}
+		if i < 0 {
+			return "", false
+		}
 	}
 	j := i + len(key)
-	j = skip(low, j, `" `)
+	j = skip(low, j, `"' \`)
 	if j >= len(low) || (low[j] != ':' && low[j] != '=') {
 		return "", false
 	}
-	j = skip(low, j+1, `" `)
+	j = skip(low, j+1, `"' \`)
 	k := j
 	for k < len(low) && (isDigit(low[k]) || low[k] == '.' || 'a' <= low[k] && low[k] <= 'z') {
 		k++

@@ -21,6 +21,7 @@ var familyLabels = map[string]string{
 	"invalid_request":  "Request rejected",
 	"resume_corrupted": "Conversation history broken",
 	"cancelled":        "Cancelled",
+	"turn_limit":       "Turn or budget limit reached",
 	"unknown":          "Agent error",
 }
 
@@ -51,6 +52,7 @@ var descriptions = map[string]string{
 	"invalid_request":  "The provider rejected this request as invalid.",
 	"resume_corrupted": "The conversation history is inconsistent, so the provider rejects it.",
 	"cancelled":        "The turn was cancelled.",
+	"turn_limit":       "The agent stopped at the turn or spending limit it was given.",
 	"unknown":          "The agent failed with an error that was not recognised.",
 }
 

@@ -59,6 +59,7 @@ func newMatcher(words []string, ntrack int) *matcher {
 		panic("routingerr: too many tracked keywords")
 	}
 	m := &matcher{ids: make(map[string]uint16, len(words)), ntrack: ntrack}
+	canonID := make(map[string]uint16, len(words))
 	for _, w := range words {
 		if w == "" {
 			continue
@@ -66,11 +67,17 @@ func newMatcher(words []string, ntrack int) *matcher {
 		if _, ok := m.ids[w]; ok {
 			continue
 		}
+		c := canonKeyword(w)
+		if id, ok := canonID[c]; ok {
+			m.ids[w] = id
+			continue
+		}
 		if len(m.words) == maxKeywords {
 			panic(fmt.Sprintf("routingerr: more than %d keywords", maxKeywords))
 		}
+		canonID[c] = uint16(len(m.words))
 		m.ids[w] = uint16(len(m.words))
-		m.words = append(m.words, w)
+		m.words = append(m.words, c)
 	}
 	m.nclass = 1
 	for _, w := range m.words {
@@ -91,6 +98,8 @@ func newMatcher(words []string, ntrack int) *matcher {
 			}
 		}
 	}
+	// A single quote is a double quote (Python reprs of JSON bodies).
+	m.class['\''] = m.class['"']
 
 	// Trie, then breadth-first renumbering.
 	type node struct {
@@ -211,18 +220,48 @@ func (m *matcher) step(s int, c uint8) int {
 	}
 }
 
+// canonKeyword is a keyword as the automaton sees text: without
+// backslashes, with single quotes as double quotes and without the blanks
+// after a colon. So `"type":"overloaded_error"` also finds
+// `\"type\": \"overloaded_error\"` in JSON wrapped in a JSON string (at any
+// depth) and `'type': 'overloaded_error'` in a Python repr.
+func canonKeyword(w string) string {
+	var b []byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c == '\\':
+			continue
+		case c == '\'':
+			c = '"'
+		case c == ' ' && len(b) > 0 && b[len(b)-1] == ':':
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
 // scan lowercases text into low (same length), marks every keyword that
-// occurs in it and records where tracked keywords last ended.
+// occurs in it and records where tracked keywords (status markers) last
+// ended before a status (see statusAt). The automaton reads the text
+// canonically (see canonKeyword): it steps over backslashes and over blanks
+// after a colon.
 func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 	s, nc, nd, nt := 0, m.nclass, m.ndense, uint16(m.ntrack)
 	dense, class := m.dense, &m.class
 	low = low[:len(text)]
+	var prev byte
 	for i := 0; i < len(text); i++ {
 		b := text[i]
 		if 'A' <= b && b <= 'Z' {
 			b += 'a' - 'A'
 		}
 		low[i] = b
+		if b == '\\' || b == ' ' && prev == ':' {
+			continue
+		}
+		prev = b
 		c := class[b]
 		if c == 0 { // in no keyword: back to the root
 			s = 0
@@ -239,7 +278,9 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 			for _, id := range m.outs[m.outAt[s]:m.outAt[s+1]] {
 				found.set(id)
 				if id < nt {
-					last[id] = int32(i + 1)
+					if _, ok := statusAt(text, i+1); ok {
+						last[id] = int32(i + 1)
+					}
 				}
 			}
 		}

@@ -89,15 +89,15 @@ func (r *rule) eval(s *scan) int {
 	}
 	switch {
 	case first >= 0:
-		return strings.Index(s.low, r.any[first])
+		return s.locate(r.any[first])
 	case len(r.all) > 0:
-		return strings.Index(s.low, r.all[0])
+		return s.locate(r.all[0])
 	}
 	return 0
 }
 
 // ruleSets lists the provider files; the order breaks ties inside a band.
-var ruleSets = [][]rule{cancelRules, acpRules, anthropicRules, openaiRules, googleRules, bedrockRules, networkRules, genericRules, statusRules}
+var ruleSets = [][]rule{cancelRules, agentRules, quotaRules, acpRules, anthropicRules, openaiRules, googleRules, bedrockRules, transportLostRules, networkRules, sharedRules, genericRules, statusRules}
 
 // ruleTable is every rule in evaluation order; keywords finds their words.
 // Built in init: the rules' matchers refer to keywords themselves.

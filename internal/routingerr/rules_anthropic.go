@@ -8,7 +8,8 @@ var anthropicRules = []rule{
 	// "API Error: Operation aborted": Claude Code aborted the request. Without
 	// our cancel flag we cannot tell who did, so it is not trusted to retry.
 	{id: "claude_code.aborted.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.5,
-		any: []string{"operation aborted", "request was aborted"}},
+		any: []string{"operation aborted", "request was aborted", "operation was aborted", "operation was cancelled",
+			"messageabortederror", "aborterror"}},
 
 	// "API Error (529 …) · Retrying in 4 seconds… (attempt 4/10)": Claude
 	// Code is still retrying on its own. Once the process has exited, or a
@@ -17,11 +18,8 @@ var anthropicRules = []rule{
 	{id: "claude_code.retrying.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.9,
 		gate: []string{"retrying in "},
 		match: func(s *scan) int {
-			if s.ev.ExitStatus != "" {
-				return -1
-			}
 			i := strings.LastIndex(s.low, "retrying in ")
-			if i < 0 || laterErrorAfterLine(s.low, i) {
+			if i < 0 || s.retriesOver(i) {
 				return -1
 			}
 			if _, _, ok := parseHumanDuration(s.low[i+len("retrying in "):]); !ok {
@@ -70,7 +68,7 @@ var anthropicRules = []rule{
 		any: []string{"pdf file was not valid", "pdf specified was not valid", "could not process pdf"}},
 
 	{id: "anthropic.credit_balance.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
-		any: []string{"credit balance is too low"}},
+		any: []string{"credit balance is too low", "credit balance too low"}},
 	{id: "claude_code.not_logged_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{"not logged in", "run /login", "oauth token revoked", "oauth token has expired", "invalid api key · "}},
 	{id: "anthropic.disabled_org.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

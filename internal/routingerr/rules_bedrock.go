@@ -12,6 +12,8 @@ var bedrockRules = []rule{
 		any: []string{"on-demand throughput", "inference profile"}},
 	{id: "bedrock.access_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		any: []string{"accessdeniedexception"}},
+	{id: "bedrock.service_quota.v1", band: bandUser, code: "quota", class: ClassUserAction, conf: 0.8,
+		any: []string{"servicequotaexceededexception"}},
 	{id: "bedrock.resource_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,
 		any: []string{"resourcenotfoundexception"}},
 	{id: "bedrock.credentials.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

@@ -19,7 +19,7 @@ var genericRules = []rule{
 	// "You've hit your session limit · resets 3:45pm" (Claude Code),
 	// "You've hit your usage limit … try again at 3:32 PM" (Codex).
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		gate: []string{"hit your ", "usage limit reached", "limit will reset at"},
+		gate: []string{"hit your ", "usage limit reached", "limit will reset at", "out of extra usage"},
 		match: func(s *scan) int {
 			if i := strings.Index(s.low, "hit your "); i >= 0 {
 				rest := s.low[i+len("hit your "):]
@@ -27,7 +27,7 @@ var genericRules = []rule{
 					return i
 				}
 			}
-			for _, k := range []string{"usage limit reached", "limit will reset at"} {
+			for _, k := range []string{"usage limit reached", "limit will reset at", "out of extra usage"} {
 				if i := strings.Index(s.low, k); i >= 0 {
 					return i
 				}
@@ -39,7 +39,10 @@ var genericRules = []rule{
 		any: []string{"x509:", "certificate verification failed", "failed to verify certificate",
 			"unable to verify the first certificate", "self signed certificate", "self-signed certificate",
 			"unable to get local issuer certificate", "certificate has expired", "cert_has_expired",
-			"self_signed_cert_in_chain", "depth_zero_self_signed_cert", "certificate_verify_failed"}},
+			"self_signed_cert_in_chain", "depth_zero_self_signed_cert", "certificate_verify_failed",
+			"ssl certificate", "certificate hostname mismatch", "ssl error (", "cert_altname_invalid",
+			"does not match certificate's altnames", "wrong version number", "alert handshake failure",
+			"tls: handshake failure", "alert protocol version"}},
 	// The agent binary is missing: a human must install it or fix PATH.
 	{id: "exec.not_found.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		evidence: func(ev *Evidence) bool { return ev.ExitStatus == "exit status 127" },
@@ -70,7 +73,7 @@ var genericRules = []rule{
 	// does not count.
 	{id: "generic.overloaded_text.v1", band: bandFallback, code: "overloaded", class: ClassTransient, conf: 0.6,
 		gate:  []string{"overloaded"},
-		match: func(s *scan) int { return errorLine(s.low, "overloaded") }},
+		match: func(s *scan) int { return s.errorText("overloaded") }},
 	// The agent died mid-turn with nothing we recognise: treat it like a lost
 	// transport. At start-up a crash is more likely configuration: leave it.
 	{id: "agent.exited_mid_turn.v1", band: bandFallback, code: "transport_lost", class: ClassTransient, conf: 0.5,
@@ -113,6 +116,11 @@ var statusRules = []rule{
 	{id: "http.gateway_text.v1", band: bandStatus, code: "unavailable", class: ClassTransient, conf: 0.7,
 		gate:  gatewayPhrases,
 		match: func(s *scan) int { return anyBounded(s.low, gatewayPhrases...) }},
+	// An agent that passes on only the reason phrase ("Internal error: Bad
+	// Gateway", opencode).
+	{id: "http.reason_phrase.v1", band: bandStatus, code: "unavailable", class: ClassTransient, conf: 0.6,
+		gate:  []string{"bad gateway", "service unavailable", "gateway timeout"},
+		match: func(s *scan) int { return s.errorText("bad gateway", "service unavailable", "gateway timeout") }},
 	{id: "http.too_many_requests_text.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.7,
 		gate:  []string{"429 too many requests"},
 		match: func(s *scan) int { return anyBounded(s.low, "429 too many requests") }},

@@ -2,9 +2,7 @@ package routingerr
 
 // Gemini API, Gemini CLI and Vertex AI (including Claude on Vertex).
 var googleRules = []rule{
-	// RESOURCE_EXHAUSTED is a daily quota only when its quota id says so.
-	{id: "gemini.quota_per_day.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		all: []string{"resource_exhausted"}, any: []string{"perday", "per_day", "per day"}},
+	// RESOURCE_EXHAUSTED: quota.* in rules_agents.go read its quota ids.
 
 	{id: "gemini.api_key_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
 		any: []string{"api_key_invalid", "api key not valid", "api key expired"}},
@@ -17,9 +15,7 @@ var googleRules = []rule{
 
 	{id: "gemini.model_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
 		gate:  []string{"model is overloaded"},
-		match: func(s *scan) int { return errorLine(s.low, "model is overloaded") }},
-	{id: "gemini.quota_per_minute.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
-		all: []string{"resource_exhausted"}, any: []string{"perminute", "per_minute", "per minute"}},
+		match: func(s *scan) int { return s.errorText("model is overloaded") }},
 	// Vertex per-model request quotas (Claude on Vertex): per-minute in
 	// practice, so a rate limit; raising them is the user's other option.
 	{id: "vertex.quota_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
@@ -32,7 +28,7 @@ var googleRules = []rule{
 		any: []string{"invalid chunk or missing finish reason", "stream ended with an invalid chunk"}},
 
 	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
-		any: []string{`"status":"internal"`, `"status": "internal"`}},
+		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,
-		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable"}},
+		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable", "14 unavailable:", "deadline_exceeded"}},
 }

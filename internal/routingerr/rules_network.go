@@ -32,3 +32,76 @@ var networkRules = []rule{
 
 var nodeErrnos = []string{"econnreset", "etimedout", "econnrefused", "eai_again", "enotfound",
 	"ehostunreach", "enetunreach", "epipe", "econnaborted", "socket hang up", "fetch failed"}
+
+// transportLostRules: the connection broke while a response was being read
+// (undici "terminated" / "other side closed", HTTP/2 stream resets, a body cut
+// short). Tried before the generic network rules, which they would match too.
+var transportLostRules = []rule{
+	{id: "node.terminated.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		gate:  []string{"terminated"},
+		match: func(s *scan) int { return bareWord(s.low, "terminated") }},
+	{id: "net.stream_cut.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		any: []string{"other side closed", "premature close", "err_stream_premature_close", "nghttp2_", "err_http2_",
+			"stream error: stream id", "connection closed before message completed", "incompleteread", "connection broken:",
+			"serverdisconnectederror", "server disconnected", "unexpected eof"}},
+	// Go's bare EOF on a request: `Post "https://…": EOF`.
+	{id: "go.eof.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		gate: []string{`": eof`},
+		match: func(s *scan) int {
+			i := strings.LastIndex(s.low, `": eof`)
+			if i < 0 {
+				return -1
+			}
+			end := i + len(`": eof`)
+			if end == len(s.low) || s.low[end] == '\n' || s.low[end] == '\r' {
+				return i
+			}
+			return -1
+		}},
+	{id: "net.connection_words.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		any: []string{"client network socket disconnected", "socket connection was closed unexpectedly",
+			"unable to connect. is the computer able to access the url", "connectionrefused", "failedtoopensocket",
+			"the operation timed out", "timeout awaiting response headers", "client.timeout exceeded", "bad record mac",
+			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url"}},
+}
+
+// bareWord finds w where its line says nothing else: "terminated",
+// "[API Error: terminated]", "TypeError: terminated", {"details":"terminated"}.
+func bareWord(low, w string) int {
+	for off := 0; ; {
+		i := strings.Index(low[off:], w)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		off = i + len(w)
+		ls := strings.LastIndexByte(low[:i], '\n') + 1
+		le := strings.IndexByte(low[i:], '\n')
+		if le < 0 {
+			le = len(low)
+		} else {
+			le += i
+		}
+		if bareRest(low[ls:i], true) && bareRest(low[i+len(w):le], false) {
+			return i
+		}
+	}
+}
+
+// bareRest: only punctuation and an error label ("api error:", "typeerror:",
+// "error:", a JSON key) around the word.
+func bareRest(s string, before bool) bool {
+	s = strings.Trim(s, " \t\r[]{}\"'\\:,.")
+	if s == "" {
+		return true
+	}
+	if !before {
+		return false
+	}
+	for _, p := range []string{"api error", "typeerror", "error", "details", "message", "internal error"} {
+		if strings.HasSuffix(s, p) && len(s) <= len(p)+24 {
+			return true
+		}
+	}
+	return false
+}

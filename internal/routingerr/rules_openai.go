@@ -9,12 +9,9 @@ var openaiRules = []rule{
 	{id: "codex.reconnecting.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
 		gate: []string{"reconnecting... ", "reconnecting… "},
 		match: func(s *scan) int {
-			if s.ev.ExitStatus != "" {
-				return -1
-			}
 			for _, k := range []string{"reconnecting... ", "reconnecting… "} {
 				i := strings.LastIndex(s.low, k)
-				if i < 0 || laterErrorAfterLine(s.low, i) {
+				if i < 0 || s.retriesOver(i) {
 					continue
 				}
 				rest := s.low[i+len(k):]
@@ -60,7 +57,7 @@ var openaiRules = []rule{
 
 	{id: "openai.engine_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
 		gate:  openaiOverloadWords,
-		match: func(s *scan) int { return errorLine(s.low, openaiOverloadWords...) }},
+		match: func(s *scan) int { return s.errorText(openaiOverloadWords...) }},
 	// The whole boilerplate, so a sentence that merely says "overloaded
 	// with other requests" is not an error: "That model is currently
 	// overloaded with other requests. You can retry your request, or …".
@@ -78,4 +75,4 @@ var openaiRules = []rule{
 		any: []string{`"type":"server_error"`, `"type": "server_error"`, `"code":"server_error"`, `"code": "server_error"`}},
 }
 
-var openaiOverloadWords = []string{"engine is currently overloaded", "server is overloaded", "servers are currently overloaded"}
+var openaiOverloadWords = []string{"engine is currently overloaded", "server is overloaded", "servers are currently overloaded", "server_is_overloaded"}

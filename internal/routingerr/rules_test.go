@@ -12,6 +12,137 @@ func status(code int, s string) Evidence { return Evidence{HTTPStatus: code, Err
 // checked through the whole ordered table) and near misses it must not match
 // (negatives, checked against the rule alone).
 var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
+	"agent.own_retry.v1": {
+		pos: []Evidence{txt("Attempt 2 failed with status 429. Retrying with backoff...")},
+		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
+			txt("Attempt 1 failed. Retrying with backoff...\nError: quota exhausted"),
+			{HasRPCError: true, RPCCode: 429, RPCMessage: "You have exhausted your daily quota on this model.", StderrTail: "Attempt 1 failed with status 429. Retrying with backoff..."},
+			txt("Trying to reach the office")},
+	},
+	"google.quota_limit_zero.v1": {
+		pos: []Evidence{status(429, "Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-2.5-pro")},
+		neg: []Evidence{txt("limit: 0.5"), txt("limit: 10, model: x")},
+	},
+	"quota.daily.v1": {
+		pos: []Evidence{status(429, "You have exhausted your daily quota on this model.")},
+		neg: []Evidence{txt("MODEL_CAPACITY_EXHAUSTED daily quota"), txt("the quota is checked hourly")},
+	},
+	"quota.per_day_id.v1": {
+		pos: []Evidence{txt(`{"error":{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]}}`)},
+		neg: []Evidence{txt("runs daily at 3am"), txt(`RESOURCE_EXHAUSTED quotaId GenerateRequestsPerMinute daily`)},
+	},
+	"quota.per_minute.v1": {
+		pos: []Evidence{txt("You exceeded your current quota, please check your plan and billing details. Please retry in 2s.")},
+		neg: []Evidence{txt("You exceeded your current quota, please check your plan and billing details."), txt("retry in 2s per minute")},
+	},
+	"google.model_capacity.v1": {
+		pos: []Evidence{txt(`{"reason":"MODEL_CAPACITY_EXHAUSTED"}`)},
+		neg: []Evidence{txt("capacity planning")},
+	},
+	"quota.no_credits.v1": {
+		pos: []Evidence{txt(`{"reason":"INSUFFICIENT_G1_CREDITS_BALANCE"}`), txt("400 Access denied, please make sure your account is in good standing. (Arrearage)")},
+		neg: []Evidence{txt("credits added"), txt("usage included")},
+	},
+	"google.resource_exhausted_bare.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: 429, RPCMessage: "Resource has been exhausted (e.g. check quota)."}},
+		neg: []Evidence{txt("resource exhaustion tests")},
+	},
+	"generic.content_policy.v1": {
+		pos: []Evidence{txt("Invalid prompt: your prompt was flagged as potentially violating our usage policy.")},
+		neg: []Evidence{txt("content filter settings"), txt("usage policy page")},
+	},
+	"generic.context_overflow.v1": {
+		pos: []Evidence{txt("Context limit reached · /compact or /clear to continue")},
+		neg: []Evidence{txt("context limit is 200k"), txt("input is short")},
+	},
+	"generic.attachment.v1": {
+		pos: []Evidence{txt("PDF too large. Please double press esc to edit your message and try again.")},
+		neg: []Evidence{txt("the PDF is large"), txt("image was resized")},
+	},
+	"generic.structured_output.v1": {
+		pos: []Evidence{txt("error_max_structured_output_retries")},
+		neg: []Evidence{txt("structured output is valid")},
+	},
+	"claude_code.turn_limit.v1": {
+		pos: []Evidence{txt("Error: Reached max turns (25)")},
+		neg: []Evidence{txt("max turns: 25"), txt("budget 5 USD")},
+	},
+	"generic.auth_words.v1": {
+		pos: []Evidence{txt("Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again.")},
+		neg: []Evidence{txt("signed in"), txt("token refreshed")},
+	},
+	"generic.billing_words.v1": {
+		pos: []Evidence{txt("Your account is not active, please check your billing details on our website.")},
+		neg: []Evidence{txt("account active"), txt("plus sign")},
+	},
+	"generic.model_words.v1": {
+		pos: []Evidence{txt("The provided model identifier is invalid.")},
+		neg: []Evidence{txt("model found"), txt("AccessDeniedException: You don't have access to the model with the specified model ID.")},
+	},
+	"generic.config_words.v1": {
+		pos: []Evidence{txt("Access blocked by Cloudflare. This usually happens when connecting from a restricted region")},
+		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv")},
+	},
+	"generic.permission_words.v1": {
+		pos: []Evidence{txt("Your organization must be verified to stream this model.")},
+		neg: []Evidence{txt("organization verified")},
+	},
+	"acp.auth_required_code.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32000, RPCMessage: "This integration does not support using claude.ai subscriptions."}},
+		neg: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "login failed"}, {HasRPCError: true, RPCCode: -32000, RPCMessage: "tool failed"}},
+	},
+	"generic.high_demand.v1": {
+		pos: []Evidence{txt("We're currently experiencing high demand, which may cause temporary errors.")},
+		neg: []Evidence{txt("demand is high"), txt("at capacity planning")},
+	},
+	"generic.server_error_words.v1": {
+		pos: []Evidence{txt("The server had an error while processing your request. Sorry about that!")},
+		neg: []Evidence{txt("the server processed your request")},
+	},
+	"generic.rate_limit_words.v1": {
+		pos: []Evidence{txt("429 Requests rate limit exceeded, please try again later. (throttling)")},
+		neg: []Evidence{txt("rate limits are configured per key"), txt("slowdown")},
+	},
+	"node.terminated.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: 500, RPCMessage: "terminated"}, txt("TypeError: terminated"), txt(`{"details":"terminated"}`)},
+		neg: []Evidence{txt("the job terminated normally after 3 steps"), txt("process terminated by signal 9 while building")},
+	},
+	"net.stream_cut.v1": {
+		pos: []Evidence{txt("SocketError: other side closed")},
+		neg: []Evidence{txt("the other side agreed"), txt("server connected")},
+	},
+	"go.eof.v1": {
+		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`)},
+		neg: []Evidence{txt(`"key": eofmarker`), txt("EOF reached while reading config")},
+	},
+	"net.connection_words.v1": {
+		pos: []Evidence{txt("Error: Client network socket disconnected before secure TLS connection was established")},
+		neg: []Evidence{txt("socket connected"), txt("the operation succeeded")},
+	},
+	"agent.session_ended.v1": {
+		pos: []Evidence{txt("The Claude Agent session has ended. Please start a new session.")},
+		neg: []Evidence{txt("session ended cleanly? no")},
+	},
+	"http.reason_phrase.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error: Bad Gateway"}},
+		neg: []Evidence{txt("we configured a bad gateway in the docs")},
+	},
+	"codex.error_info.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"codex_error_info":"response_stream_disconnected"}`}},
+		neg: []Evidence{txt(`{"codex_error_info":"bad_request"}`)},
+	},
+	"jsonrpc.invalid_request.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32602, RPCMessage: "Invalid params"}},
+		neg: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Invalid params"}},
+	},
+	"jsonrpc.method_not_found.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32601, RPCMessage: "Method not found"}},
+		neg: []Evidence{txt("Method not found")},
+	},
+	"bedrock.service_quota.v1": {
+		pos: []Evidence{txt("An error occurred (ServiceQuotaExceededException) when calling the InvokeModel operation: Your request exceeds the service quota for your account.")},
+		neg: []Evidence{txt("service quota page")},
+	},
 	"generic.cancelled_flag.v1": {
 		pos: []Evidence{{Cancelled: true, Err: "API Error: 529 Overloaded"}},
 		neg: []Evidence{txt("cancelled"), {Cancelled: false, Err: "request cancelled"}},
@@ -56,10 +187,6 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"openai.usage_limit_reached.v1": {
 		pos: []Evidence{txt(`{"error":{"type":"usage_limit_reached","resets_at":1775317531}}`)},
 		neg: []Evidence{txt("usage limit reached soon")},
-	},
-	"gemini.quota_per_day.v1": {
-		pos: []Evidence{txt(`{"status":"RESOURCE_EXHAUSTED","quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}`)},
-		neg: []Evidence{txt(`{"status":"RESOURCE_EXHAUSTED","quotaId":"GenerateRequestsPerMinutePerProjectPerModel"}`), txt("3 requests per day")},
 	},
 	"bedrock.per_day.v1": {
 		pos: []Evidence{txt("ThrottlingException: Too many tokens per day, please wait before trying again.")},
@@ -254,10 +381,6 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`✕ [API Error: got status: UNAVAILABLE. {"error":{"code":503,"message":"The model is overloaded. Please try again later."}}]`)},
 		neg: []Evidence{txt("The model is overloaded with context, so I summarised the file.")},
 	},
-	"gemini.quota_per_minute.v1": {
-		pos: []Evidence{status(429, `{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"},{"retryDelay":"38s"}]}`)},
-		neg: []Evidence{txt("60 requests per minute")},
-	},
 	"vertex.quota_exceeded.v1": {
 		pos: []Evidence{txt(`API Error: 429 {"error":{"code":429,"message":"Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model","status":"RESOURCE_EXHAUSTED"}}`)},
 		neg: []Evidence{txt("Quota exceeded for project x")},
@@ -335,7 +458,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the connection was fine")},
 	},
 	"http.rate_limited.429.v1": {
-		pos: []Evidence{txt("exceeded retry limit, last status: 429 Too Many Requests, request id: x"), status(429, "slow down")},
+		pos: []Evidence{txt("exceeded retry limit, last status: 429 Too Many Requests, request id: x"), status(429, "calm")},
 		neg: []Evidence{txt("processed 4291 requests"), txt("HTTP 429 is what we return")},
 	},
 	"http.auth.401.v1": {
@@ -435,8 +558,10 @@ func TestEveryRuleHasFixtures(t *testing.T) {
 	for _, r := range ruleTable {
 		ids[r.id] = true
 		f, ok := ruleFixtures[r.id]
-		if !ok || len(f.pos) == 0 || len(f.neg) == 0 {
-			t.Errorf("rule %s needs positive and negative fixtures", r.id)
+		// Positives may come from the catalogue alone (TestCatalogue fails
+		// when no row is decided by the rule); near misses must be written.
+		if !ok || len(f.neg) == 0 {
+			t.Errorf("rule %s needs negative fixtures", r.id)
 		}
 	}
 	for id := range ruleFixtures {

@@ -1,7 +1,5 @@
 package routingerr
 
-import "strings"
-
 // statusMarkers introduce an HTTP status in error text. A bare number is
 // never a status: "duration_ms":15290 or "402913 tokens" must not read as
 // 529 or 402, so a status is exactly three digits right after one of these.
@@ -13,14 +11,15 @@ var statusMarkers = []string{
 }
 
 // httpStatus returns the effective HTTP status and its offset in raw. A
-// structured status (Evidence.HTTPStatus >= 400) outranks any number in the
-// text; a 2xx structured status means the error came inside a stream, and
-// then the text may still name one.
+// structured status (Evidence.HTTPStatus >= 400, or a JSON-RPC code in
+// 400–599: Gemini CLI sends the HTTP status as the code) outranks any number
+// in the text; a 2xx structured status means the error came inside a
+// stream, and then the text may still name one.
 func (s *scan) httpStatus() (int, int) {
 	if !s.statusDone {
 		s.statusDone = true
-		if s.ev.HTTPStatus >= 400 && s.ev.HTTPStatus <= 599 {
-			s.status, s.statusPos = s.ev.HTTPStatus, 0
+		if st := s.ev.HTTPStatus; st >= 400 && st <= 599 {
+			s.status, s.statusPos = st, 0
 		} else {
 			s.status, s.statusPos = textStatus(s)
 		}
@@ -28,40 +27,43 @@ func (s *scan) httpStatus() (int, int) {
 	return s.status, s.statusPos
 }
 
-// textStatus finds the last status introduced by a marker; the last one is
-// the final error of a tail that retried.
-func textStatus(s *scan) (int, int) {
-	low := s.low
-	best, bestPos := 0, -1
-	for id, m := range statusMarkers {
-		if s.last[id] == 0 {
-			continue
-		}
-		// The scan recorded the last occurrence; earlier ones are only
-		// needed when it is not followed by a status.
-		end := int(s.last[id])
-		for end > 0 {
-			i := strings.LastIndex(low[:end], m)
-			if i < 0 || i <= bestPos {
-				break
-			}
-			if st, ok := threeDigits(low, i+len(m)); ok {
-				best, bestPos = st, i
-				break
-			}
-			end = i
-		}
+// structuredStatus is the HTTP status the evidence carries outside the text:
+// Evidence.HTTPStatus, else a JSON-RPC error code in 100–599.
+func structuredStatus(ev *Evidence) int {
+	if ev.HTTPStatus != 0 {
+		return ev.HTTPStatus
 	}
-	if bestPos < 0 {
-		return 0, 0
+	if ev.HasRPCError && ev.RPCCode >= 100 && ev.RPCCode <= 599 {
+		return ev.RPCCode
 	}
-	return best, bestPos
+	return 0
 }
 
-// threeDigits parses an error status (400-599) of exactly three digits at
-// s[i:], after optional spaces; a following digit or '.' disqualifies it.
-func threeDigits(s string, i int) (int, bool) {
-	for i < len(s) && s[i] == ' ' {
+// textStatus finds the last status introduced by a marker; the last one is
+// the final error of a tail that retried. The scan recorded, for each
+// marker, where its last occurrence followed by a status ended.
+func textStatus(s *scan) (int, int) {
+	best, bestEnd := 0, -1
+	for id := range statusMarkers {
+		end := int(s.last[id])
+		if end == 0 || end <= bestEnd {
+			continue
+		}
+		if st, ok := statusAt(s.raw, end); ok {
+			best, bestEnd = st, end
+		}
+	}
+	if bestEnd < 0 {
+		return 0, 0
+	}
+	return best, max(0, bestEnd-1)
+}
+
+// statusAt parses an error status (400-599) of exactly three digits at
+// s[i:], after blanks, quotes and backslashes; a following digit or '.'
+// disqualifies it.
+func statusAt(s string, i int) (int, bool) {
+	for j := 0; i < len(s) && j < 8 && (s[i] == ' ' || s[i] == '"' || s[i] == '\\' || s[i] == '\''); j++ {
 		i++
 	}
 	if i+3 > len(s) {

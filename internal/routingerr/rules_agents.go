@@ -1,0 +1,181 @@
+package routingerr
+
+import "strings"
+
+// Rules read from the agents' own sources (testdata/catalogue): their
+// progress lines, the quota family shared by Gemini, Qwen, OpenAI and
+// Vertex, and wordings that several agents and SDKs share.
+
+// agentRetryWords are the agents' own retry lines: Gemini CLI and Qwen Code
+// ("Attempt 2 failed with status 429. Retrying with backoff...", "Retrying
+// after 2341ms...", "Trying to reach gemini-2.5-pro (Attempt 2/10)"), Codex
+// ("stream disconnected - retrying sampling request (1/5 in 210ms)..."),
+// Qwen's context compression.
+var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
+	"retrying sampling request", "attempting reactive compression"}
+
+var agentRules = []rule{
+	{id: "agent.own_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
+		gate: agentRetryWords,
+		match: func(s *scan) int {
+			for _, k := range agentRetryWords {
+				i := strings.LastIndex(s.low, k)
+				if i < 0 || s.retriesOver(i) {
+					continue
+				}
+				if k == "trying to reach " && !strings.Contains(s.low[i:min(len(s.low), i+120)], "(attempt ") {
+					continue
+				}
+				return i
+			}
+			return -1
+		},
+		hint: func(_ *scan, c Classification) Classification { return c }},
+}
+
+// quotaWords introduce the quota family: a per-minute rate, a daily or plan
+// quota, or no credits at all. The structured detail (quota ids, ErrorInfo
+// reasons, RetryInfo) decides which; see the rules below, tried in order.
+var quotaWords = []string{"exceeded your current quota", "resource_exhausted", "resource has been exhausted",
+	"quota exceeded", "quota_exhausted", "exhausted your capacity", "quota metric"}
+
+var (
+	perDayWords    = []string{"perday", "per_day", "per day", "daily", "dailyrequests"}
+	perMinuteWords = []string{"perminute", "per_minute", "per minute", "please retry in", "retrydelay",
+		"suggested retry after", "rate-limit", "rate_limit_exceeded", "requests_per_minute"}
+)
+
+var quotaRules = []rule{
+	// "limit: 0": the plan has no quota for this model at all (Gemini's free
+	// tier on a Pro model); no wait helps.
+	{id: "google.quota_limit_zero.v1", band: bandReset, code: "billing", class: ClassUserAction, conf: 0.85,
+		gate: []string{"limit: 0", "limit:0"},
+		match: func(s *scan) int {
+			for off := 0; ; {
+				i := strings.Index(s.low[off:], "limit: 0")
+				if i < 0 {
+					return -1
+				}
+				i += off
+				end := i + len("limit: 0")
+				if end == len(s.low) || !isDigit(s.low[end]) && s.low[end] != '.' {
+					return i
+				}
+				off = end
+			}
+		}},
+	// Plan and free-tier quotas that say they are daily or exhausted until a
+	// reset: Gemini's PerDay quota ids and "daily quota", Code Assist's
+	// QUOTA_EXHAUSTED, Qwen OAuth's free daily quota, OpenAI's RPD/TPD.
+	{id: "quota.daily.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
+		any:  []string{"daily quota", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model"},
+		none: []string{"model_capacity_exhausted"}},
+	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
+	// A quota with a per-minute id or a short retry hint is a rate limit:
+	// wait the hint and retry.
+	{id: "quota.per_minute.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		gate: quotaWords, any: perMinuteWords},
+	// Model capacity (Code Assist MODEL_CAPACITY_EXHAUSTED, "No capacity
+	// available"): the model is busy, not the account.
+	{id: "google.model_capacity.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
+		any: []string{"model_capacity_exhausted", "model_capacity_exceeded", "no capacity available"}},
+	// No credits: Gemini Code Assist AI credits, Alibaba Cloud arrears.
+	{id: "quota.no_credits.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
+		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credits",
+			"arrearage", "account is in good standing", "extra usage is required", "usage not included"}},
+	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
+	// quota).") is Gemini's per-minute limit or Vertex's shared capacity.
+	{id: "google.resource_exhausted_bare.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
+		any: []string{"resource has been exhausted"}},
+}
+
+var sharedRules = []rule{
+	// Content policy refusals: the same prompt is refused again.
+	{id: "generic.content_policy.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"violate our usage policy", "invalid_prompt", "flagged as potentially violating", "content_filter",
+			"content management policy", "data_inspection_failed", "inappropriate content"}},
+	{id: "generic.context_overflow.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
+		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",
+			"input is too long", "maximum output length", "messageoutputlengtherror", "context window of this model"}},
+	{id: "generic.attachment.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"pdf too large", "pdf is password protected", "pdf pages may be provided", "image was too large", "image exceeds"}},
+	{id: "generic.structured_output.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.7,
+		any: []string{"error_max_structured_output_retries", "failed to provide valid structured output"}},
+	// The turn or budget limit the user set (claude -p --max-turns,
+	// --max-budget-usd): raise it, then resume.
+	{id: "claude_code.turn_limit.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.9,
+		any: []string{"reached max turns", "error_max_turns", "exceeded usd budget", "error_max_budget_usd"}},
+	{id: "generic.auth_words.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"refresh token", "sign in again", "verify your account", "device code expired",
+			"authorization timeout, please restart", "free tier has been discontinued", "missing api key",
+			"providerautherror", "didn't provide an api key", "must be a member of an organization", "unauthenticated"}},
+	{id: "generic.billing_words.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan"}},
+	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"not available with the claude pro plan", "model identifier is invalid", "model not found",
+			"don't have access to the model with the specified model id", "providermodelnotfounderror"},
+		none: []string{"accessdeniedexception"}},
+	{id: "generic.config_words.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",
+			"native binary not found", "cwd` must be an absolute path", "does not exist on the machine running the agent",
+			"cwd` is not a directory"}},
+	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"organization must be verified", "permission_denied"}},
+
+	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
+		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", `"codex_error_info":"server_overloaded"`}},
+	{id: "generic.server_error_words.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
+		any: []string{"server had an error while processing your request", "server had an error processing your request",
+			"error occurred while processing your request", "vector_store_timeout"}},
+	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
+		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
+			"have exceeded token rate limit"}},
+
+	// The agent's session or loop ended under it; a new process resumes.
+	{id: "agent.session_ended.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"session has ended", "agent loop died unexpectedly"}},
+
+	// Codex's codex_error_info, read when the words said nothing more.
+	{id: "codex.error_info.v1", band: bandGeneric, code: "network", class: ClassTransient, conf: 0.6,
+		any: []string{`"codex_error_info":"http_connection_failed"`, `"codex_error_info":"response_stream_connection_failed"`,
+			`"codex_error_info":"response_stream_disconnected"`}},
+	// JSON-RPC 2.0 standard codes (the structure says what the text may not).
+	{id: "jsonrpc.invalid_request.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.6,
+		evidence: func(ev *Evidence) bool { return ev.HasRPCError && (ev.RPCCode == -32600 || ev.RPCCode == -32602) }},
+	{id: "jsonrpc.method_not_found.v1", band: bandGeneric, code: "config", class: ClassUserAction, conf: 0.6,
+		evidence: func(ev *Evidence) bool { return ev.HasRPCError && (ev.RPCCode == -32601 || ev.RPCCode == -32002) }},
+	// ACP auth_required (-32000) when the message is about signing in.
+	{id: "acp.auth_required_code.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		gate: []string{"auth", "subscription", "login", "sign in", "credential", "api key"},
+		match: func(s *scan) int {
+			if s.ev.HasRPCError && s.ev.RPCCode == -32000 {
+				return 0
+			}
+			return -1
+		}},
+}
+
+// retriesOver: the agent's retry line at offset i is not the last word —
+// the process exited, a later error line follows, or the turn ended in a
+// JSON-RPC error whose own message is not the retry line.
+func (s *scan) retriesOver(i int) bool {
+	if s.ev.ExitStatus != "" || laterErrorAfterLine(s.low, i) {
+		return true
+	}
+	return s.ev.HasRPCError && i >= s.rpcEnd
+}
+
+// errorText: the text at i is an error's own message (it came as a JSON-RPC
+// error or with an error status), or stands on an error-shaped line.
+func (s *scan) errorText(ks ...string) int {
+	if s.ev.HasRPCError || s.ev.HTTPStatus >= 400 {
+		for _, k := range ks {
+			if i := strings.Index(s.low, k); i >= 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	return errorLine(s.low, ks...)
+}
