@@ -25,10 +25,10 @@ const (
 	exitWait = time.Second
 	// stderrWait bounds how long we wait for the last stderr bytes after exit.
 	stderrWait = 200 * time.Millisecond
-	// Agents tend to log an error to stderr as they answer with it; a live
-	// agent's stderr counts as settled after stderrQuiet without new bytes.
-	stderrQuiet     = 20 * time.Millisecond
-	stderrSettleMax = 100 * time.Millisecond
+	// Agents tend to log an error to stderr as they answer with it (codex-acp
+	// 1.6 ms after its error, measured); a live agent's stderr counts as
+	// settled after stderrQuiet without new bytes.
+	stderrQuiet = 20 * time.Millisecond
 )
 
 // failure describes a failed call for evidence building.
@@ -62,7 +62,6 @@ func (e *Execution) fail(f failure) *FailureError {
 				ev.RPCData = string(b)
 			}
 		}
-		e.settleStderr()
 	} else {
 		ev.Err = transportText(f.err)
 		if e.agentGone() {
@@ -72,7 +71,7 @@ func (e *Execution) fail(f failure) *FailureError {
 	}
 	ev.ExitStatus = e.proc.exitStatus()
 	ev.StderrTail = e.stderr.String()
-	return &FailureError{Evidence: ev}
+	return &FailureError{Evidence: ev, ex: e}
 }
 
 // isLocal reports whether the SDK synthesised re instead of receiving it.
@@ -147,24 +146,41 @@ func (e *Execution) awaitExit(d time.Duration) {
 	}
 }
 
-// settleStderr waits until stderr has been quiet for stderrQuiet (at most
-// stderrSettleMax), so the tail holds what the agent logged with its error.
-func (e *Execution) settleStderr() {
-	t := time.NewTimer(stderrQuiet)
-	defer t.Stop()
-	deadline := time.Now().Add(stderrSettleMax)
-	last := e.stderr.written()
-	for time.Now().Before(deadline) {
-		select {
-		case <-t.C:
-		case <-e.stderrDone:
-			return
-		}
-		n := e.stderr.written()
-		if n == last {
-			return
-		}
-		last = n
-		t.Reset(stderrQuiet)
+// Settle waits at most d for the agent's last words on stderr, then returns
+// the evidence with the stderr tail and exit status as they are. It returns
+// as soon as stderr ends (the agent exited, or Close ended it). While the
+// agent lives on it returns after stderrQuiet without new bytes, unless
+// untilExit: a caller that is ending the agent (Close) waits for what it
+// writes as it exits — Gemini CLI writes its stderr only then, 5–50 ms after
+// SIGTERM (measured). The evidence returned by Prompt is taken at once,
+// without any wait; Settle is for a verdict the stderr could still change.
+func (f *FailureError) Settle(d time.Duration, untilExit bool) routingerr.Evidence {
+	ev := f.Evidence
+	e := f.ex
+	if e == nil || d <= 0 {
+		return ev
 	}
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	quiet := time.NewTicker(stderrQuiet)
+	defer quiet.Stop()
+	last := e.stderr.written()
+wait:
+	for {
+		select {
+		case <-e.stderrDone:
+			break wait
+		case <-deadline.C:
+			break wait
+		case <-quiet.C:
+			n := e.stderr.written()
+			if n == last && !untilExit && !e.proc.hasExited() {
+				break wait
+			}
+			last = n
+		}
+	}
+	ev.ExitStatus = e.proc.exitStatus()
+	ev.StderrTail = e.stderr.String()
+	return ev
 }

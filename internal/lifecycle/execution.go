@@ -330,6 +330,15 @@ func (e *Execution) shutdown() error {
 	}
 	_ = e.proc.stdin.Close() // a well-behaved agent exits on EOF
 	err := e.terminate()
+	// The agent has exited: let the reader drain what it wrote on its way
+	// out (its last stderr words) before our end of the pipe is closed.
+	// Only a grandchild holding stderr open makes this wait the full bound.
+	t := time.NewTimer(stderrWait)
+	select {
+	case <-e.stderrDone:
+	case <-t.C:
+	}
+	t.Stop()
 
 	e.endLifetime(ErrClosed)
 	// Closing our ends ends the SDK's reader and our stderr reader even if

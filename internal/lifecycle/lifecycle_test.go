@@ -82,7 +82,9 @@ func TestScenarioEvidence(t *testing.T) {
 			assert.True(t, !ev.Cancelled)
 			assert.Empty(t, ev.Err, "an agent error is not a transport error")
 			assert.Empty(t, ev.ExitStatus, "the agent is still running")
-			assert.Contains(t, ev.StderrTail, "scenario failing", "stderr tail is collected")
+			settled := mustFail(t, err).Settle(5*time.Second, false)
+			assert.Contains(t, settled.StderrTail, "scenario failing", "stderr tail is collected")
+			assert.Equal(t, ev.RPCMessage, settled.RPCMessage, "settling keeps the rest of the evidence")
 		})
 	}
 }

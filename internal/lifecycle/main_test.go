@@ -30,6 +30,7 @@ const (
 	envGrandchild = "LIFECYCLE_TEST_GRANDCHILD"  // spawn a SIGTERM-ignoring child holding our pipes
 	envIgnoreTerm = "LIFECYCLE_TEST_IGNORE_TERM" // the agent itself ignores SIGTERM
 	envSleeper    = "LIFECYCLE_TEST_SLEEPER"
+	envLogAtExit  = "LIFECYCLE_TEST_LOG_AT_EXIT" // the agent holds its stderr until SIGTERM, as Gemini CLI does
 	envStateDir   = "ORCHESTRATORD_MOCK_STATE_DIR"
 	envTaskID     = "ORCHESTRATORD_TASK_ID"
 )
@@ -60,7 +61,20 @@ func runMockAgent() int {
 		}
 	}
 	enc := zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig())
-	log := zap.New(zapcore.NewCore(enc, zapcore.Lock(os.Stderr), zapcore.InfoLevel))
+	var sink zapcore.WriteSyncer = zapcore.Lock(os.Stderr)
+	if os.Getenv(envLogAtExit) == "1" {
+		held := &heldLog{}
+		sink = zapcore.Lock(zapcore.AddSync(held))
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		go func() {
+			<-term
+			held.mu.Lock()
+			_, _ = os.Stderr.Write(held.buf)
+			os.Exit(0)
+		}()
+	}
+	log := zap.New(zapcore.NewCore(enc, sink, zapcore.InfoLevel))
 	err := mockagent.Run(context.Background(), os.Stdin, os.Stdout, mockagent.Config{
 		StateDir:      os.Getenv(envStateDir),
 		NoLoadSession: os.Getenv(envNoLoad) == "1",
@@ -73,6 +87,19 @@ func runMockAgent() int {
 		return 2
 	}
 	return 0
+}
+
+// heldLog keeps an agent's log until it exits.
+type heldLog struct {
+	mu  sync.Mutex // guards buf
+	buf []byte
+}
+
+func (h *heldLog) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.buf = append(h.buf, p...)
+	return len(p), nil
 }
 
 // testTimeout bounds every Start and Prompt so a bug fails instead of hanging.

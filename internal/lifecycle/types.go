@@ -92,7 +92,11 @@ var (
 // FailureError is returned by Start and Prompt when the agent run failed; it
 // carries the evidence routingerr classifies.
 type FailureError struct {
+	// Evidence is taken when the failure arrived; Settle waits for the
+	// agent's last stderr lines when they could still matter.
 	Evidence routingerr.Evidence
+
+	ex *Execution // the execution that failed; nil for a start failure
 }
 
 func (e *FailureError) Error() string { return "agent failed in " + string(e.Evidence.Phase) }

@@ -46,7 +46,9 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 		zap.String("phase", string(ev.Phase)), zap.String("code", c.Code), zap.String("class", string(c.Class)),
 		zap.String("rule_id", c.RuleID), zap.String("decision", string(d.Kind)), zap.String("reason", d.Reason),
 		zap.Int("retry", t.retry), zap.String("excerpt", c.Excerpt))
-	s.saveExecution(rt, t, ev, c)
+	// The execution record is written after the notice or banner: the user
+	// hears first (notice first, issue 13).
+	defer s.saveExecution(rt, t, ev, c)
 	if c.OutputIsError && t.agentMsg != "" {
 		// The agent streamed its error line as if it were a reply; the
 		// notice or banner says it in plain words instead.

@@ -280,26 +280,14 @@ func (s *Service) StopTurn(ctx context.Context, req StopRequest) error {
 }
 
 // finishTurn settles a turn: success, stop, or a failure for the retry owner.
+// A failure's notice (or banner) goes out first; the failed agent process is
+// torn down after it (evidence.go).
 func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle.PromptResult, err error) {
 	var ev routingerr.Evidence
 	if err != nil {
-		if fe, ok := lifecycle.AsFailure(err); ok {
-			ev = fe.Evidence
-		} else {
-			ev = routingerr.Evidence{Phase: routingerr.PhaseProcessStart, Err: err.Error()}
-		}
-		if ev.Agent == "" {
-			ev.Agent = rt.task.Agent
-		}
-		// A failed execution is never reused: a retry starts a new process.
-		rt.mu.Lock()
-		if ex != nil && rt.exec == ex {
-			rt.exec = nil
-		}
-		rt.mu.Unlock()
-		if ex != nil {
-			_ = ex.Close()
-		}
+		var teardown func()
+		ev, teardown = s.failureEvidence(rt, t, ex, err)
+		defer teardown()
 	}
 	if s.ctx.Err() != nil && (err != nil || res.StopReason == "cancelled") {
 		// Cut short by shutdown: leave the turn as it stands; the next start
