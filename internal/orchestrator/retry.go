@@ -122,7 +122,9 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 		s.cfg.Metrics.parkedSessions.Inc()
 	}
 	rt.retry = &parkedRetry{rec: rec}
-	s.armLocked(rt, d.Delay)
+	// retry_at was fixed before the writes above: the timer counts to it,
+	// not d.Delay from now, or every write would make the retry late.
+	s.armLocked(rt, retryAt.Sub(s.now()))
 	s.cfg.Metrics.retriesArmed.WithLabelValues(c.Code).Inc()
 	s.cfg.Metrics.retryDelay.Observe(d.Delay.Seconds())
 	s.log.Info("retry scheduled", zap.String("session_id", rt.sess.ID), zap.Int("attempt", d.Retry),
