@@ -355,6 +355,8 @@ func TestStructureAtAnyDepth(t *testing.T) {
 		{"escaped retryDelay", Evidence{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error",
 			RPCData: `{"details":"{\"error\":{\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"quotaId\":\"GenerateRequestsPerMinutePerProject\"},{\"retryDelay\": \"12s\"}]}}"}`}, "quota.per_minute.v1", 12 * time.Second},
 		{"escaped status code", Evidence{Err: `{"message":"{\"code\": 529}"}`}, "anthropic.overloaded.529.v1", 0},
+		{"openai reset header", Evidence{HTTPStatus: 429, Err: "x-ratelimit-reset-requests: 640ms\n\n{\"error\":{\"code\":\"rate_limit_exceeded\"}}"}, "openai.rate_limit_exceeded.v1", 640 * time.Millisecond},
+		{"anthropic reset header", Evidence{HTTPStatus: 429, Err: "anthropic-ratelimit-requests-reset: 2026-06-01T12:00:09Z\n\n{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}"}, "anthropic.rate_limit_error.v1", 9 * time.Second},
 	}
 	for _, tc := range cases {
 		c := Classify(tc.ev, testNow)

@@ -34,6 +34,9 @@ var (
 	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
 	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in ")}
 	kwRegainAccess    = newKW("regain access on ")
+	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
+	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
+		newKW("anthropic-ratelimit-input-tokens-reset"), newKW("anthropic-ratelimit-output-tokens-reset")}
 	kwResetEpoch      = []*kw{newKW("limit reached|"), newKW(`"resets_at"`), newKW("anthropic-ratelimit-unified-reset")}
 	kwResetClock      = []*kw{newKW("resets "), newKW("reset at ")}
 )
@@ -76,6 +79,35 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 		if i := s.indexKW(k); i >= 0 {
 			if d, _, ok := parseHumanDuration(low[i+len(k.w):]); ok {
 				return clampHint(d)
+			}
+		}
+	}
+	// Rate-limit reset headers, when no retry-after came: OpenAI's
+	// "x-ratelimit-reset-requests: 640ms", Anthropic's RFC 3339
+	// "anthropic-ratelimit-requests-reset" (a wait from now).
+	for _, k := range kwResetDuration {
+		if s.hasKW(k) {
+			if v, ok := valueAfter(low, k.w); ok {
+				if d, _, ok := parseHumanDuration(v); ok {
+					return clampHint(d)
+				}
+			}
+		}
+	}
+	if !s.now.IsZero() {
+		for _, k := range kwResetTime {
+			i := s.indexKW(k)
+			if i < 0 {
+				continue
+			}
+			rest := low[i+len(k.w):]
+			j := skip(rest, 0, `"' \`)
+			if j >= len(rest) || rest[j] != ':' {
+				continue
+			}
+			rest = rest[skip(rest, j+1, `"' \`):]
+			if t, ok := parseEpochOrRFC3339(s.raw[len(s.raw)-len(rest):]); ok && t.After(s.now) {
+				return clampHint(t.Sub(s.now))
 			}
 		}
 	}

@@ -20,9 +20,9 @@ var acpRules = []rule{
 	// exited unexpectedly"); the acp-go-sdk's "peer disconnected before
 	// response" when the adapter itself went away.
 	{id: "acp.peer_disconnected.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.9,
-		any: []string{"peer disconnected", "connection to agent closed"}},
+		any: []string{"peer disconnected", "connection to agent closed", "query closed before response"}},
 	{id: "acp.process_exited.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
-		any: []string{"process exited unexpectedly"}},
+		any: []string{"process exited unexpectedly", "process exited with code", "process terminated by signal"}},
 	// claude-agent-acp's data.errorKind convention, used when the message
 	// itself says nothing more specific.
 	{id: "acp.error_kind_server.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,

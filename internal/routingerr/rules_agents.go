@@ -12,7 +12,8 @@ import "strings"
 // ("stream disconnected - retrying sampling request (1/5 in 210ms)..."),
 // Qwen's context compression.
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
-	"retrying sampling request", "attempting reactive compression"}
+	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
+	"; retrying after ", "limit reached, now using", "continuing with extra usage"}
 
 var agentRules = []rule{
 	{id: "agent.own_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
@@ -68,7 +69,7 @@ var quotaRules = []rule{
 	// reset: Gemini's PerDay quota ids and "daily quota", Code Assist's
 	// QUOTA_EXHAUSTED, Qwen OAuth's free daily quota, OpenAI's RPD/TPD.
 	{id: "quota.daily.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		any:  []string{"daily quota", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model"},
+		any:  []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model"},
 		none: []string{"model_capacity_exhausted"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
@@ -76,6 +77,12 @@ var quotaRules = []rule{
 	// wait the hint and retry.
 	{id: "quota.per_minute.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		gate: quotaWords, any: perMinuteWords},
+	// A quota with no id but the provider's own "try again later" (Vertex's
+	// "Online prediction request quota exceeded … try again later with
+	// backoff"); never when the text points at billing.
+	{id: "quota.try_again.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.7,
+		gate: []string{"quota exceeded", "exceeded your current quota", "quota metric"}, any: []string{"try again later", "with backoff", "please retry"},
+		none: []string{"check your plan and billing", "insufficient_quota", "billing", "credit"}},
 	// Model capacity (Code Assist MODEL_CAPACITY_EXHAUSTED, "No capacity
 	// available"): the model is busy, not the account.
 	{id: "google.model_capacity.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
@@ -83,7 +90,8 @@ var quotaRules = []rule{
 	// No credits: Gemini Code Assist AI credits, Alibaba Cloud arrears.
 	{id: "quota.no_credits.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
 		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credits",
-			"arrearage", "account is in good standing", "extra usage is required", "usage not included"}},
+			"arrearage", "account is in good standing", "extra usage is required", "usage not included",
+			"insufficient balance", "exceeded_current_quota", "requires more credits"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
 	// quota).") is Gemini's per-minute limit or Vertex's shared capacity.
 	{id: "google.resource_exhausted_bare.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
@@ -109,7 +117,8 @@ var sharedRules = []rule{
 	{id: "generic.auth_words.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"refresh token", "sign in again", "verify your account", "device code expired",
 			"authorization timeout, please restart", "free tier has been discontinued", "missing api key",
-			"providerautherror", "didn't provide an api key", "must be a member of an organization", "unauthenticated"}},
+			"providerautherror", "didn't provide an api key", "must be a member of an organization", "unauthenticated",
+			"invalid api key", "api key is invalid", "no api key", "api_key environment variable"}},
 	{id: "generic.billing_words.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan"}},
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
@@ -119,19 +128,26 @@ var sharedRules = []rule{
 	{id: "generic.config_words.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",
 			"native binary not found", "cwd` must be an absolute path", "does not exist on the machine running the agent",
-			"cwd` is not a directory"}},
+			"cwd` is not a directory", "missing environment variable"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
 		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", `"codex_error_info":"server_overloaded"`}},
+	{id: "claude_code.repeated_overload.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
+		any: []string{"repeated server overload", "repeated 529 overloaded"}},
 	{id: "generic.server_error_words.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{"server had an error while processing your request", "server had an error processing your request",
 			"error occurred while processing your request", "vector_store_timeout"}},
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
 		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
-			"have exceeded token rate limit"}},
+			"have exceeded token rate limit", "getting throttled"}},
 
+	// "Internal server error" as a final error's words (opencode's "Last
+	// error: Internal server error"), never JSON-RPC's own "Internal error".
+	{id: "generic.internal_server_error_text.v1", band: bandFallback, code: "server_error", class: ClassTransient, conf: 0.6,
+		gate:  []string{"internal server error", "internal error encountered", "an internal error has occurred"},
+		match: func(s *scan) int { return s.errorText("internal server error", "internal error encountered", "an internal error has occurred") }},
 	// The agent's session or loop ended under it; a new process resumes.
 	{id: "agent.session_ended.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
 		any: []string{"session has ended", "agent loop died unexpectedly"}},

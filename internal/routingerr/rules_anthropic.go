@@ -50,7 +50,7 @@ var anthropicRules = []rule{
 		}},
 	// Spend caps: "You will regain access on 2026-09-01 at 00:00 UTC."
 	{id: "anthropic.spend_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		any: []string{"regain access on", "enforced_spend_limit_reached", "api usage limits"}},
+		any: []string{"regain access on", "enforced_spend_limit_reached", "api usage limits", "spending cap reached"}},
 
 	{id: "claude_code.tool_concurrency.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"tool use concurrency", "run /rewind"}},

@@ -35,6 +35,31 @@ var genericRules = []rule{
 			return -1
 		}},
 
+	// "5-hour limit reached ∙ resets 2pm", "Opus weekly limit reached ·
+	// resets Oct 9, 10am": a limit and its reset on one line; warnings
+	// ("Approaching …", "You've used 90% …") are not errors.
+	{id: "cli.limit_resets.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		gate: []string{"resets "},
+		match: func(s *scan) int {
+			for off := 0; ; {
+				j := strings.Index(s.low[off:], "resets ")
+				if j < 0 {
+					return -1
+				}
+				j += off
+				off = j + 1
+				ls := max(strings.LastIndexByte(s.low[:j], '\n')+1, j-64)
+				line := s.low[ls:j]
+				rest := s.low[j:min(len(s.low), j+96)]
+				if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+					rest = rest[:nl]
+				}
+				if i := strings.Index(line, "limit"); i >= 0 && !strings.Contains(line, "approaching") && !strings.Contains(line, "you've used") &&
+					!strings.Contains(line, "now using") && !strings.Contains(rest, "continuing with") {
+					return ls + i
+				}
+			}
+		}},
 	{id: "tls.certificate.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		any: []string{"x509:", "certificate verification failed", "failed to verify certificate",
 			"unable to verify the first certificate", "self signed certificate", "self-signed certificate",
@@ -42,7 +67,7 @@ var genericRules = []rule{
 			"self_signed_cert_in_chain", "depth_zero_self_signed_cert", "certificate_verify_failed",
 			"ssl certificate", "certificate hostname mismatch", "ssl error (", "cert_altname_invalid",
 			"does not match certificate's altnames", "wrong version number", "alert handshake failure",
-			"tls: handshake failure", "alert protocol version"}},
+			"tls: handshake failure", "alert protocol version", "does not look like a tls handshake"}},
 	// The agent binary is missing: a human must install it or fix PATH.
 	{id: "exec.not_found.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		evidence: func(ev *Evidence) bool { return ev.ExitStatus == "exit status 127" },

@@ -43,7 +43,7 @@ var transportLostRules = []rule{
 	{id: "net.stream_cut.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"other side closed", "premature close", "err_stream_premature_close", "nghttp2_", "err_http2_",
 			"stream error: stream id", "connection closed before message completed", "incompleteread", "connection broken:",
-			"serverdisconnectederror", "server disconnected", "unexpected eof"}},
+			"serverdisconnectederror", "server disconnected", "unexpected eof", "transport connection broken"}},
 	// Go's bare EOF on a request: `Post "https://…": EOF`.
 	{id: "go.eof.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate: []string{`": eof`},
@@ -62,7 +62,7 @@ var transportLostRules = []rule{
 		any: []string{"client network socket disconnected", "socket connection was closed unexpectedly",
 			"unable to connect. is the computer able to access the url", "connectionrefused", "failedtoopensocket",
 			"the operation timed out", "timeout awaiting response headers", "client.timeout exceeded", "bad record mac",
-			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url"}},
+			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url", "readerror"}},
 }
 
 // bareWord finds w where its line says nothing else: "terminated",

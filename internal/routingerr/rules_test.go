@@ -139,6 +139,22 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32601, RPCMessage: "Method not found"}},
 		neg: []Evidence{txt("Method not found")},
 	},
+	"claude_code.repeated_overload.v1": {
+		pos: []Evidence{txt("API Error: Repeated server overload with Opus model")},
+		neg: []Evidence{txt("server overload protection")},
+	},
+	"quota.try_again.v1": {
+		pos: []Evidence{txt("Online prediction request quota exceeded for anthropic-claude-sonnet-4. Please try again later with backoff.")},
+		neg: []Evidence{txt("Quota exceeded. Check your plan and billing details. Try again later."), txt("please try again later")},
+	},
+	"cli.limit_resets.v1": {
+		pos: []Evidence{txt("5-hour limit reached ∙ resets 3pm (Europe/Paris)")},
+		neg: []Evidence{txt("Approaching 5-hour limit ∙ resets 3pm"), txt("5-hour limit resets 3pm ∙ continuing with extra usage"), txt("the cache resets every hour")},
+	},
+	"generic.internal_server_error_text.v1": {
+		pos: []Evidence{txt("AI_RetryError: Failed after 3 attempts. Last error: Internal server error")},
+		neg: []Evidence{txt("we log internal server error counts"), {HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error"}},
+	},
 	"bedrock.service_quota.v1": {
 		pos: []Evidence{txt("An error occurred (ServiceQuotaExceededException) when calling the InvokeModel operation: Your request exceeds the service quota for your account.")},
 		neg: []Evidence{txt("service quota page")},
