@@ -37,8 +37,8 @@ var (
 	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
 	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
 		newKW("anthropic-ratelimit-input-tokens-reset"), newKW("anthropic-ratelimit-output-tokens-reset")}
-	kwResetEpoch      = []*kw{newKW("limit reached|"), newKW(`"resets_at"`), newKW("anthropic-ratelimit-unified-reset")}
-	kwResetClock      = []*kw{newKW("resets "), newKW("reset at ")}
+	kwResetEpoch = []*kw{newKW("limit reached|"), newKW(`"resets_at"`), newKW("anthropic-ratelimit-unified-reset")}
+	kwResetClock = []*kw{newKW("resets "), newKW("reset at ")}
 )
 
 // retryAfterHint reads the provider's wait hint, most explicit form first.

@@ -146,8 +146,10 @@ var sharedRules = []rule{
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".
 	{id: "generic.internal_server_error_text.v1", band: bandFallback, code: "server_error", class: ClassTransient, conf: 0.6,
-		gate:  []string{"internal server error", "internal error encountered", "an internal error has occurred"},
-		match: func(s *scan) int { return s.errorText("internal server error", "internal error encountered", "an internal error has occurred") }},
+		gate: []string{"internal server error", "internal error encountered", "an internal error has occurred"},
+		match: func(s *scan) int {
+			return s.errorText("internal server error", "internal error encountered", "an internal error has occurred")
+		}},
 	// The agent's session or loop ended under it; a new process resumes.
 	{id: "agent.session_ended.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
 		any: []string{"session has ended", "agent loop died unexpectedly"}},
