@@ -7,7 +7,7 @@ ARGS    ?=
 # Extra arguments for `make overload`, e.g. OVERLOAD_ARGS="-runs inprocess:1000 -gate on".
 OVERLOAD_ARGS ?=
 
-.PHONY: run build test bench lint fuzz overload clean
+.PHONY: run build test bench lint fuzz overload realagents clean
 
 run: build
 	./$(BIN) serve $(ARGS)
@@ -32,6 +32,36 @@ lint:
 overload:
 	$(GO) build -o bin/overloadsim ./cmd/overloadsim
 	./bin/overloadsim $(OVERLOAD_ARGS)
+
+# Opt-in tests with four real ACP agents (Gemini CLI, Codex, opencode, Qwen Code),
+# each against the project's Go fake of its provider on 127.0.0.1 (test/realagent/acpagents).
+# Installs the pinned agents with npm into $(REALAGENTS_DIR)/<agent> when missing, then runs
+# the tests one agent at a time, inside a network namespace that has only loopback when
+# unshare works (root), so nothing but 127.0.0.1 can be reached. Not part of `make test`.
+# REALAGENTS_RUN narrows the tests, e.g. REALAGENTS_RUN=TestGeminiRecovers/rate_limited;
+# the evidence matrix is printed at the end and appended to $(REALAGENTS_DIR)/matrix.jsonl.
+REALAGENTS_DIR ?= /tmp/realagents
+REALAGENTS_RUN ?= .
+REALAGENTS_PARALLEL ?= 2
+realagents:
+	@set -e; d=$(REALAGENTS_DIR); \
+	get() { if [ -e "$$d/$$1/$$4" ]; then echo "realagents: $$2 already in $$d/$$1"; return 0; fi; \
+	  echo "realagents: npm install $$2@$$3 into $$d/$$1"; mkdir -p "$$d/$$1"; \
+	  npm install --prefix "$$d/$$1" --save-exact --no-audit --no-fund --loglevel=error "$$2@$$3" || true; \
+	  [ -e "$$d/$$1/$$4" ] || { echo "realagents: $$d/$$1/$$4 missing after npm install" >&2; exit 1; }; }; \
+	get gemini @google/gemini-cli 0.61.0 node_modules/@google/gemini-cli/bundle/gemini.js; \
+	get codex @zed-industries/codex-acp 0.16.0 node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp; \
+	get opencode opencode-ai 1.18.33 node_modules/opencode-linux-x64/bin/opencode; \
+	get qwen @qwen-code/qwen-code 0.24.4 node_modules/@qwen-code/qwen-code/cli-entry.js; \
+	$(GO) build -race -o "$$d/orchestratord" ./cmd/orchestratord; \
+	set -- env GOPROXY=off ORCHESTRATORD_REAL_AGENT_DAEMON="$$d/orchestratord" ORCHESTRATORD_REAL_MATRIX="$$d/matrix.jsonl" \
+	  ORCHESTRATORD_REAL_GEMINI="$$d/gemini/node_modules/.bin/gemini" \
+	  ORCHESTRATORD_REAL_CODEX="$$d/codex/node_modules/.bin/codex-acp" \
+	  ORCHESTRATORD_REAL_OPENCODE="$$d/opencode/node_modules/.bin/opencode" \
+	  ORCHESTRATORD_REAL_QWEN="$$d/qwen/node_modules/.bin/qwen" \
+	  $(GO) test -v -count=1 -parallel $(REALAGENTS_PARALLEL) -timeout 60m -run '$(REALAGENTS_RUN)' ./test/realagent/acpagents/; \
+	if unshare -n true 2>/dev/null; then exec unshare -n sh -c 'ip link set lo up && exec "$$@"' netns "$$@"; \
+	else echo "realagents: no network namespace (needs root); the agents share the host network" >&2; exec "$$@"; fi
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 60s ./internal/routingerr/

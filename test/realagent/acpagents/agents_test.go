@@ -32,8 +32,9 @@ type agent struct {
 	// failures are the provider failures this agent is tested with.
 	failures []failure
 	// exhaust, when set, adds a scenario failing that many requests in a
-	// row: more than the agent's own silent retries absorb.
-	exhaust int
+	// row — more than the agent's own silent retries absorb — with this failure.
+	exhaust     int
+	exhaustWith failure
 }
 
 // profile is one entry of the daemon's --agents file.
@@ -57,12 +58,14 @@ var (
 	}
 	opencode = agent{
 		name: "opencode", envVar: "ORCHESTRATORD_REAL_OPENCODE", install: "opencode-ai",
-		silentRetries: true, wait: 150 * time.Second, newFake: newOpenAIFake, profile: opencodeProfile, exhaust: 6,
+		silentRetries: true, wait: 150 * time.Second, newFake: newOpenAIFake, profile: opencodeProfile,
+		exhaust: 6, exhaustWith: serverError, // opencode gives up after 6 attempts (~70s)
 		failures: []failure{overloaded, rateLimited, serverError, dropped, streamError},
 	}
 	qwen = agent{
 		name: "qwen", envVar: "ORCHESTRATORD_REAL_QWEN", install: "@qwen-code/qwen-code",
 		silentRetries: true, wait: 150 * time.Second, newFake: newOpenAIFake, profile: qwenProfile,
+		exhaust: 4, exhaustWith: dropped, // Qwen retries 5xx/429 for ~100s, a cut stream fewer times
 		failures: []failure{overloaded, rateLimited, serverError, dropped, streamError},
 	}
 	allAgents = []agent{gemini, codex, opencode, qwen}

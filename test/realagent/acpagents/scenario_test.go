@@ -43,7 +43,7 @@ func (a agent) scenarios() []scenario {
 	}
 	if a.exhaust > 0 {
 		// More failures in a row than the agent's own silent retries absorb.
-		out = append(out, scenario{name: fmt.Sprintf("%s_x%d", serverError, a.exhaust), failAt: 0, fails: repeat(serverError, a.exhaust)})
+		out = append(out, scenario{name: fmt.Sprintf("%s_x%d", a.exhaustWith, a.exhaust), failAt: 0, fails: repeat(a.exhaustWith, a.exhaust)})
 	}
 	return out
 }
