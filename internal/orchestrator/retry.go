@@ -253,6 +253,7 @@ func (s *Service) dropNoticeLocked(rt *sessionRT) {
 
 // retireBannerLocked removes the recovery banner once something supersedes it.
 func (s *Service) retireBannerLocked(rt *sessionRT) {
+	s.dropUnsavedLocked(rt)
 	if rt.banner == "" {
 		return
 	}
@@ -274,6 +275,7 @@ type recoveryReason struct {
 	decision routingerr.Decision
 	retries  int
 	wait     time.Duration // gate_deadline: the deadline that passed
+	cause    error         // store_failed: the write that failed
 }
 
 func (r recoveryReason) text() string {
@@ -293,6 +295,9 @@ func (r recoveryReason) text() string {
 		return routingerr.Describe(c) + " Automatic retry is off for this task."
 	case "replay_unsafe":
 		return routingerr.Describe(c) + " The agent had already produced output, so the turn was not replayed automatically."
+	case kindStoreFailed:
+		return "The daemon could not save this turn (" + store.FaultReason(r.cause) + "), so it was stopped. " +
+			"Free disk space or fix the data directory, then Resume."
 	case "persist_failed":
 		return routingerr.Describe(c) + " The retry could not be saved, so it was not scheduled."
 	}
@@ -345,6 +350,9 @@ func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason)
 	if r.class.ResetAt != nil {
 		meta["reset_at"] = r.class.ResetAt.UTC().Format(time.RFC3339)
 	}
+	if r.cause != nil {
+		meta["store_error"] = r.cause.Error()
+	}
 	m := store.Message{ID: uuid.NewString(), Role: "status", Variant: "error", Text: r.text(), Metadata: meta,
 		Actions: []store.Action{
 			{ID: "resume", Label: "Resume", Type: "ws_request", Action: "session.recover",
@@ -354,12 +362,21 @@ func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason)
 		}}
 	if t != nil {
 		m.TurnID = t.id
-		_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": "failed"}, change{})
+		done := map[string]any{"turn_id": t.id, "stop_reason": "failed"}
+		if s.emitLocked(rt, "session.turn.completed", done, change{}) != nil {
+			s.publishUnsavedLocked(rt, "session.turn.completed", done)
+		}
 	}
+	// Where the store takes nothing (a full disk), the banner and the
+	// state still reach the user, from memory (storefault.go).
 	if s.addMessageLocked(rt, m) == nil {
 		rt.banner = m.ID
+	} else {
+		s.holdUnsavedLocked(rt, m)
 	}
-	_ = s.setStateLocked(rt, store.SessionFailed, store.TaskReview)
+	if s.setStateLocked(rt, store.SessionFailed, store.TaskReview) != nil {
+		s.forceStateLocked(rt, store.SessionFailed, store.TaskReview)
+	}
 }
 
 // Recover handles session.recover: cancel_retry, resume, fresh_start.
@@ -383,6 +400,9 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	}
 	if rt.turn != nil {
 		return fmt.Errorf("%w: a turn is running; stop it before %s", ErrConflict, req.Action)
+	}
+	if err := s.reconcileLocked(rt); err != nil {
+		return err // still cannot save: the banner stays, nothing changes
 	}
 	prompt, ok := s.lastUserPromptLocked(rt)
 	if !ok {

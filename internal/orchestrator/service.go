@@ -125,6 +125,7 @@ func (s *Service) Close() error {
 			rt.retry.timer = nil
 		}
 		s.stopIdleLocked(rt)
+		s.stopReconcileLocked(rt)
 		rt.mu.Unlock()
 	}
 	s.closeGates()
@@ -199,6 +200,7 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	}
 	id := uuid.NewString()
 	workdir := req.Workdir
+	ownDir := "" // the workspace created here, removed again if the task is not saved
 	if workdir != "" {
 		if !filepath.IsAbs(workdir) {
 			return TaskView{}, fmt.Errorf("%w: workdir must be an absolute path, got %q", ErrValidation, workdir)
@@ -211,13 +213,17 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 		if err := os.MkdirAll(workdir, 0o700); err != nil {
 			return TaskView{}, fmt.Errorf("create task workdir: %w", err)
 		}
+		ownDir = workdir
 	}
 	now := s.now()
 	task := store.Task{ID: id, Title: title, Agent: agent, Workdir: workdir, MaxAttempts: maxAttempts,
 		GateDeadline: req.GateDeadline, State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
 	sess := store.Session{ID: uuid.NewString(), TaskID: id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.CreateTask(ctx, task, sess); err != nil {
-		return TaskView{}, fmt.Errorf("save task: %w", err)
+		if ownDir != "" {
+			_ = os.Remove(ownDir) // empty: nothing ran in it yet
+		}
+		return TaskView{}, fmt.Errorf("save task: %w", storageErr(err))
 	}
 	rt := s.install(task, sess)
 	s.log.Info("task created", zap.String("task_id", id), zap.String("session_id", sess.ID), zap.String("agent", agent))

@@ -33,6 +33,11 @@ type sessionRT struct {
 	// gateKey is the overload gate the session's last failure counted on
 	// (agent, and model when a failure named one); "" until then. See gateKey.
 	gateKey string
+	// Storage faults (storefault.go).
+	writeErr  error          // the last failed persist; finishTurn resets it to see its own
+	unsaved   *store.Message // a recovery banner the store did not take yet
+	dirty     bool           // sess/task state moved on in memory only
+	reconcile *quartz.Timer  // writes unsaved and dirty state again
 }
 
 // chainState describes the retry chain of the current generation.
@@ -166,6 +171,13 @@ func (s *Service) emitLocked(rt *sessionRT, action string, body map[string]any, 
 	if err := s.store.AppendEvent(s.storeCtx(), w); err != nil {
 		s.log.Error("persist session event failed; the change is not applied",
 			zap.String("session_id", rt.sess.ID), zap.String("action", action), zap.Error(err))
+		rt.writeErr = err
+		if t := rt.turn; t != nil && t.storeErr == nil {
+			// A running turn with an event missing from the store would end
+			// with a hole in it: stop it now; its end shows the banner.
+			t.storeErr = err
+			t.cancel()
+		}
 		return fmt.Errorf("persist %s: %w", action, err)
 	}
 	rt.sess = next
@@ -276,6 +288,13 @@ func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, bu
 			return SubscribeResult{}, nil, fmt.Errorf("list messages: %w", err)
 		}
 		res.Mode, res.Messages = "snapshot", msgs
+	}
+	if m := rt.unsaved; m != nil { // held in memory only: part of every answer
+		if res.Mode == "snapshot" {
+			res.Messages = append(res.Messages, *m)
+		} else if payload, err := jsonOf(map[string]any{"session_id": rt.sess.ID, "unsaved": true, "message": m}); err == nil {
+			res.Events = append(res.Events, Notification{Action: "session.message.added", Payload: payload, At: m.CreatedAt})
+		}
 	}
 	sub := newSubscription(buffer)
 	rt.subs.add(sub)

@@ -37,6 +37,7 @@ type turn struct {
 	probe     bool
 	answered  bool   // the probe proved the provider answers
 	probeText string // its streamed text so far, capped
+	storeErr  error  // an event of this turn could not be saved (storefault.go)
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -66,6 +67,9 @@ func (s *Service) startUserTurn(rt *sessionRT, text string) error {
 	if rt.turn != nil {
 		return fmt.Errorf("%w: a turn is already running in session %q; stop it first", ErrConflict, rt.sess.ID)
 	}
+	if err := s.reconcileLocked(rt); err != nil {
+		return err
+	}
 	next := rt.sess
 	next.Generation++
 	turnID := uuid.NewString()
@@ -73,7 +77,7 @@ func (s *Service) startUserTurn(rt *sessionRT, text string) error {
 	now := s.now()
 	m.SessionID, m.Seq, m.CreatedAt, m.UpdatedAt = rt.sess.ID, rt.sess.LastSeq+1, now, now
 	if err := s.emitLocked(rt, "session.message.added", map[string]any{"message": m}, change{sess: &next, upsert: &m}); err != nil {
-		return err
+		return storageErr(err)
 	}
 	s.disarmLocked(rt, outcomeSuperseded)
 	s.retireBannerLocked(rt)
@@ -88,7 +92,7 @@ func (s *Service) startUserTurn(rt *sessionRT, text string) error {
 func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) error {
 	if err := s.emitLocked(rt, "session.turn.started",
 		map[string]any{"turn_id": t.id, "generation": t.gen, "retry": t.retry, "replay": t.replay}, change{sess: next}); err != nil {
-		return err
+		return storageErr(err)
 	}
 	rt.turn = t
 	s.stopIdleLocked(rt)
@@ -274,7 +278,17 @@ func (s *Service) StopTurn(ctx context.Context, req StopRequest) error {
 	if rt.retry != nil {
 		s.disarmLocked(rt, outcomeCancelled)
 		s.dropNoticeLocked(rt)
-		return s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskReview)
+		if err := s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskReview); err != nil {
+			s.forceStateLocked(rt, store.SessionWaitingForInput, store.TaskReview)
+		}
+		return nil
+	}
+	if rt.sess.State == store.SessionStarting || rt.sess.State == store.SessionRunning {
+		// No turn, yet the session says it runs: its end could not be
+		// saved. Stop always ends it.
+		if err := s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskReview); err != nil {
+			s.forceStateLocked(rt, store.SessionWaitingForInput, store.TaskReview)
+		}
 	}
 	return nil
 }
@@ -305,6 +319,18 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 		return
 	}
 	rt.turn = nil
+	if t.storeErr != nil {
+		s.storeFailedLocked(rt, t, t.storeErr)
+		return
+	}
+	rt.writeErr = nil
+	defer func() {
+		// The turn's end could not be saved (a full disk at its last
+		// event): it fails visibly instead of staying RUNNING.
+		if err := rt.writeErr; err != nil {
+			s.storeFailedLocked(rt, t, err)
+		}
+	}()
 	cancelled := t.ctx.Err() != nil || res.StopReason == "cancelled" || ev.Cancelled
 	switch {
 	case t.cancelledRetry:

@@ -205,3 +205,23 @@ func (db *DB) probe(ctx context.Context) error {
 	_, err := db.health.maintain.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v))
 	return err
 }
+
+// FaultReason names, in a few plain words, why a write with ErrUnwritable
+// failed: "the disk is full", "the data file is read-only"… For messages.
+func FaultReason(err error) string {
+	switch sqliteCode(err) & 0xff {
+	case sqlite3.SQLITE_FULL:
+		return "the disk is full"
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM:
+		return "the data file is read-only"
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return "the data file is locked by another process"
+	case sqlite3.SQLITE_CANTOPEN:
+		return "the data file cannot be opened"
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return "the data file is damaged"
+	case sqlite3.SQLITE_NOMEM:
+		return "the system is out of memory"
+	}
+	return "the disk reported an I/O error"
+}

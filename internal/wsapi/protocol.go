@@ -89,6 +89,8 @@ func toError(err error) (*Error, bool) {
 		return &Error{Code: CodeConflict, Message: err.Error()}, true
 	case errors.Is(err, orchestrator.ErrForbidden):
 		return &Error{Code: CodeForbidden, Message: err.Error()}, true
+	case errors.Is(err, orchestrator.ErrStorage):
+		return &Error{Code: CodeInternalError, Message: err.Error()}, true
 	case errors.Is(err, orchestrator.ErrClosed):
 		return &Error{Code: CodeInternalError, Message: err.Error()}, true
 	case errors.Is(err, context.DeadlineExceeded):

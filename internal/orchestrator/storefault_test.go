@@ -1,0 +1,232 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// faultStore is the real store with injected write failures: while fail
+// says so, a write answers like a full disk and changes nothing.
+type faultStore struct {
+	Store
+	mu         sync.Mutex                  // guards the fields below
+	failEvent  func(store.EventWrite) bool // nil: no failures
+	failCreate bool
+	failed     int
+}
+
+var errDiskFull = fmt.Errorf("%w: database or disk is full (injected)", store.ErrUnwritable)
+
+func (f *faultStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	f.mu.Lock()
+	fail := f.failEvent != nil && f.failEvent(w)
+	if fail {
+		f.failed++
+	}
+	f.mu.Unlock()
+	if fail {
+		return errDiskFull
+	}
+	return f.Store.AppendEvent(ctx, w)
+}
+
+func (f *faultStore) CreateTask(ctx context.Context, t store.Task, s store.Session) error {
+	f.mu.Lock()
+	fail := f.failCreate
+	f.mu.Unlock()
+	if fail {
+		return errDiskFull
+	}
+	return f.Store.CreateTask(ctx, t, s)
+}
+
+func (f *faultStore) set(fail func(store.EventWrite) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failEvent = fail
+}
+
+func failAll(store.EventWrite) bool { return true }
+
+// isReplying: the agent's reply message appeared (with its first chunk).
+func isReplying(n note) bool {
+	return n.Action == "session.message.added" && n.Message != nil && n.Message.Role == "agent"
+}
+
+func isChunk(w store.EventWrite) bool { return w.AppendText != nil }
+
+func withFaults(f *faultStore) harnessOpt {
+	return func(c *Config) {
+		f.Store = c.Store
+		c.Store = f
+	}
+}
+
+func (h *harness) storedSession(id string) store.Session {
+	h.t.Helper()
+	s, err := h.db.GetSession(h.ctx, id)
+	require.NoError(h.t, err)
+	return s
+}
+
+func (h *harness) snapshot(id string) SubscribeResult {
+	h.t.Helper()
+	res, sub, err := h.svc.SubscribeSession(h.ctx, SubscribeRequest{SessionID: id}, 16)
+	require.NoError(h.t, err)
+	sub.Close()
+	return res
+}
+
+// A streamed chunk the store refuses is not sent, and the turn stops with
+// the "could not save" banner instead of ending as a success with a hole.
+func TestChunkThatCannotBeSavedEndsTheTurnWithABanner(t *testing.T) {
+	faults := &faultStore{}
+	h := newHarness(t, withFaults(faults))
+	v, f := h.create("/slow:2000 write it", nil)
+	sid := v.Sessions[0].ID
+	first := f.until(isReplying)
+	faults.set(isChunk) // the disk fills mid-reply: chunks fail, smaller writes still land
+
+	var sent strings.Builder
+	sent.WriteString(first.Message.Text)
+	var done note
+	for {
+		n := f.until(func(note) bool { return true })
+		if n.Delta != "" {
+			sent.WriteString(n.Delta)
+		}
+		if isTurnDone(n) {
+			done = n
+			break
+		}
+	}
+	require.Equal(t, "failed", done.StopReason, "a turn with an unsaved chunk never ends as a success")
+	banner := f.until(isBanner)
+	require.Equal(t, kindStoreFailed, banner.Message.Metadata["reason"])
+	require.Contains(t, banner.Message.Text, "could not save")
+	require.Equal(t, "resume", banner.Message.Actions[0].ID)
+	f.until(isState(store.SessionFailed))
+
+	// What clients were sent is exactly what the store holds: no hole.
+	agent := byRole(h.messages(sid), "agent")
+	require.Len(t, agent, 1)
+	require.Equal(t, agent[0].Text, sent.String())
+	require.NotContains(t, sent.String(), "step 10/10", "the turn was stopped, not run to its end")
+	require.Equal(t, store.SessionFailed, h.storedSession(sid).State)
+	require.Len(t, byRole(h.messages(sid), "status"), 1, "the banner was saved")
+
+	// Space is back: Resume runs the prompt again.
+	faults.set(nil)
+	require.NoError(t, h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume}))
+	f.until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
+}
+
+// A turn whose end cannot be saved at all does not stay RUNNING: the banner
+// and the state live in memory (every client sees them, a new subscriber
+// too), and are saved once the store takes writes again.
+func TestTurnEndThatCannotBeSavedIsHeldThenReconciled(t *testing.T) {
+	faults := &faultStore{}
+	h := newHarness(t, withFaults(faults))
+	v, f := h.create("/slow:2000 write it", nil)
+	sid := v.Sessions[0].ID
+	f.until(isReplying)
+	faults.set(failAll) // nothing lands any more
+
+	banner := f.until(isBanner)
+	require.Equal(t, kindStoreFailed, banner.Message.Metadata["reason"])
+	require.Equal(t, true, banner.Message.Metadata["unsaved"])
+	require.Zero(t, banner.Seq, "not in the event log, so no seq")
+	state := f.until(isState(store.SessionFailed))
+	require.Zero(t, state.Seq)
+
+	snap := h.snapshot(sid)
+	require.Equal(t, store.SessionFailed, snap.Session.State)
+	last := snap.Messages[len(snap.Messages)-1]
+	require.Equal(t, banner.Message.ID, last.ID, "a new subscriber sees the banner too")
+	require.Equal(t, store.SessionRunning, h.storedSession(sid).State, "the store is behind, for now")
+
+	// Resume while the disk is still full changes nothing and says why.
+	err := h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume})
+	errIs(t, err, ErrStorage)
+	require.Contains(t, err.Error(), "nothing was changed")
+
+	// Space is back: the next reconcile saves the banner and the states.
+	faults.set(nil)
+	h.clock.Advance(reconcileEvery).MustWait(h.ctx)
+	saved := f.until(isBanner)
+	require.Equal(t, banner.Message.ID, saved.Message.ID)
+	require.Positive(t, saved.Seq)
+	require.Nil(t, saved.Message.Metadata["unsaved"])
+	require.Equal(t, store.SessionFailed, h.storedSession(sid).State)
+	task, err := h.db.GetTask(h.ctx, v.ID)
+	require.NoError(t, err)
+	require.Equal(t, store.TaskReview, task.State)
+	require.Len(t, byRole(h.messages(sid), "status"), 1)
+
+	require.NoError(t, h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume}))
+	f.until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
+	require.Empty(t, byRole(h.messages(sid), "status"), "Resume retired the banner")
+}
+
+// The daemon dies while the store is behind: the next start finds the
+// session RUNNING and shows the "interrupted" banner.
+func TestUnsavedTurnEndIsInterruptedAfterRestart(t *testing.T) {
+	faults := &faultStore{}
+	h := newHarness(t, withFaults(faults))
+	v, f := h.create("/slow:2000 write it", nil)
+	sid := v.Sessions[0].ID
+	f.until(isReplying)
+	faults.set(failAll)
+	f.until(isState(store.SessionFailed))
+	h.stop()
+
+	faults.set(nil)
+	h.start(withFaults(faults))
+	require.NoError(t, h.svc.Start(h.ctx))
+	require.Equal(t, store.SessionFailed, h.storedSession(sid).State)
+	status := byRole(h.messages(sid), "status")
+	require.Len(t, status, 1)
+	require.Equal(t, "interrupted", status[0].Metadata["reason"])
+}
+
+// Stop ends the turn even when nothing can be saved.
+func TestStopEndsATurnWhileWritesFail(t *testing.T) {
+	faults := &faultStore{}
+	h := newHarness(t, withFaults(faults))
+	v, f := h.create("/slow:200000 take your time", nil)
+	sid := v.Sessions[0].ID
+	f.until(isReplying) // the next chunk is 20s away
+	faults.set(failAll)
+	require.NoError(t, h.svc.StopTurn(h.ctx, StopRequest{SessionID: sid}))
+	f.until(isTurnDone)
+	f.until(isBanner)
+	snap := h.snapshot(sid)
+	require.NotEqual(t, store.SessionRunning, snap.Session.State)
+	require.NotEqual(t, store.SessionStarting, snap.Session.State)
+	require.NoError(t, h.svc.StopTurn(h.ctx, StopRequest{SessionID: sid}), "idempotent")
+	// And a new prompt is possible once the disk has room again.
+	faults.set(nil)
+	require.NoError(t, h.svc.Prompt(h.ctx, PromptRequest{SessionID: sid, Text: "again"}))
+	f.until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
+	require.Empty(t, byRole(h.messages(sid), "status"))
+}
+
+func TestFailedCreateTaskLeavesNoWorkspace(t *testing.T) {
+	faults := &faultStore{failCreate: true}
+	h := newHarness(t, withFaults(faults))
+	_, err := h.svc.CreateTask(h.ctx, CreateTaskRequest{Prompt: "hello"})
+	errIs(t, err, ErrStorage)
+	entries, err := os.ReadDir(filepath.Join(h.dataDir, "workspaces"))
+	if err == nil {
+		require.Empty(t, entries, "no empty workspace left behind")
+	}
+}
