@@ -27,7 +27,7 @@ func TestRunClassify(t *testing.T) {
 		`Incorrect API key provided: sk-proj-abcdefghijklmnop at /home/alice/x`,
 	}, "\n")
 	var out, errOut bytes.Buffer
-	bad, err := runClassify(strings.NewReader(in), &out, &errOut, false, classifyNow)
+	bad, err := runClassify(strings.NewReader(in), &out, &errOut, classifyJSON, classifyNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,11 @@ func TestRunClassifyExactFields(t *testing.T) {
 	t.Parallel()
 	for _, explain := range []bool{false, true} {
 		var out, errOut bytes.Buffer
-		if _, err := runClassify(strings.NewReader("connect ETIMEDOUT 1.2.3.4:443\n"), &out, &errOut, explain, classifyNow); err != nil {
+		mode := classifyJSON
+		if explain {
+			mode = classifyExplainJSON
+		}
+		if _, err := runClassify(strings.NewReader("connect ETIMEDOUT 1.2.3.4:443\n"), &out, &errOut, mode, classifyNow); err != nil {
 			t.Fatal(err)
 		}
 		dec := json.NewDecoder(&out)
@@ -88,7 +92,7 @@ func TestRunClassifyExactFields(t *testing.T) {
 		}
 		want := "code,class,confidence,rule_id,retry_after_ms,reset_at,resume_safe,excerpt"
 		if explain {
-			want += ",rules"
+			want += ",explain"
 		}
 		if got := strings.Join(keys, ","); got != want {
 			t.Errorf("explain=%v keys = %s, want %s", explain, got, want)
@@ -99,21 +103,50 @@ func TestRunClassifyExactFields(t *testing.T) {
 func TestRunClassifyExplain(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
-	if _, err := runClassify(strings.NewReader("API Error: Request timed out.\n"), &out, &errOut, true, classifyNow); err != nil {
+	in := "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n"
+	if _, err := runClassify(strings.NewReader(in), &out, &errOut, classifyExplainJSON, classifyNow); err != nil {
 		t.Fatal(err)
 	}
 	var o struct {
-		RuleID string `json:"rule_id"`
-		Rules  []struct {
+		RuleID  string `json:"rule_id"`
+		Explain struct {
 			RuleID  string `json:"rule_id"`
-			Matched bool   `json:"matched"`
-		} `json:"rules"`
+			Span    []int  `json:"span"`
+			Matched string `json:"matched"`
+		} `json:"explain"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Rules) < 2 || !o.Rules[len(o.Rules)-1].Matched || o.Rules[len(o.Rules)-1].RuleID != o.RuleID {
-		t.Errorf("explain trace does not end with the match: %s", out.String())
+	if o.Explain.RuleID != o.RuleID || len(o.Explain.Span) != 2 || !strings.Contains(o.Explain.Matched, "overloaded_error") {
+		t.Errorf("explain does not point at the match: %s", out.String())
+	}
+}
+
+// TestRunClassifyExplainText: a person reads which rule decided, the text
+// it matched, and why a near miss did not apply — in a few lines, not a
+// list of every rule.
+func TestRunClassifyExplainText(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	in := "I changed the handler so the queue returns 529 when overloaded\n" +
+		"API Error (Request timed out.) · Retrying in 1 seconds… (attempt 2/10)\n"
+	if _, err := runClassify(strings.NewReader(in), &out, &errOut, classifyExplainText, classifyNow); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{
+		"line 1: unclassified (unknown), rule unclassified.v1",
+		`not generic.overloaded_text.v1: found "overloaded", but not on an error line`,
+		"line 2: in_progress, rule claude_code.retrying.v1",
+		"»Retrying in «",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("explain text lacks %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "\n"); n > 12 {
+		t.Errorf("explain text has %d lines for 2 errors:\n%s", n, text)
 	}
 }
 
@@ -124,7 +157,7 @@ func TestRunClassifyLongLines(t *testing.T) {
 	tooLong := strings.Repeat("b", maxClassifyLine+10)
 	in := long + "\n" + tooLong + "\nconnect ECONNREFUSED 127.0.0.1:8082"
 	var out, errOut bytes.Buffer
-	bad, err := runClassify(strings.NewReader(in), &out, &errOut, false, classifyNow)
+	bad, err := runClassify(strings.NewReader(in), &out, &errOut, classifyJSON, classifyNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +189,7 @@ func TestRunClassifyCorpusFile(t *testing.T) {
 	}
 	defer f.Close()
 	var out, errOut bytes.Buffer
-	bad, err := runClassify(f, &out, &errOut, false, classifyNow)
+	bad, err := runClassify(f, &out, &errOut, classifyJSON, classifyNow)
 	if err != nil || bad != 0 {
 		t.Fatalf("bad=%d err=%v stderr=%s", bad, err, errOut.String())
 	}

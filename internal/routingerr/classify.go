@@ -171,6 +171,25 @@ func (s *scan) indexKW(k *kw) int {
 	return s.locate(k.w)
 }
 
+// coreWord is the longest run of letters, digits, '_', '-' and '.' in w:
+// for `"type":"overloaded_error"` the value that tells it apart.
+func coreWord(w string) string {
+	best, start := "", -1
+	for i := 0; i <= len(w); i++ {
+		if i < len(w) && (isAlnum(w[i]) || w[i] == '-' || w[i] == '.') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start > len(best) {
+			best = w[start:i]
+		}
+		start = -1
+	}
+	return best
+}
+
 // locate is strings.Index(s.low, w), or, when w only occurs in the
 // canonical reading of the text, the offset of its first word in it; 0 when
 // even that fails (the automaton found it, so it is there).
@@ -178,11 +197,7 @@ func (s *scan) locate(w string) int {
 	if i := strings.Index(s.low, w); i >= 0 {
 		return i
 	}
-	core := strings.Trim(w, "\"' :{}")
-	if j := strings.IndexAny(core, "\"' :"); j > 0 {
-		core = core[:j]
-	}
-	if core != "" {
+	if core := coreWord(w); core != "" {
 		if i := strings.Index(s.low, core); i >= 0 {
 			return i
 		}

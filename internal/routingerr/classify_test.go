@@ -368,3 +368,23 @@ func TestStructureAtAnyDepth(t *testing.T) {
 		}
 	}
 }
+
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	ev := Evidence{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error",
+		RPCData: `{"message":"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}"}`}
+	c, x := Explain(ev, testNow)
+	if !sameClassification(c, Classify(ev, testNow)) || x.RuleID != c.RuleID {
+		t.Fatalf("Explain and Classify disagree: %s vs %s", x.RuleID, c.RuleID)
+	}
+	if x.Span == nil || !strings.Contains(x.Text[x.Span[0]:x.Span[1]], "overloaded_error") {
+		t.Errorf("span %v does not cover the escaped type in %q", x.Span, x.Text)
+	}
+	_, x = Explain(txt("the worker returns 529 when overloaded"), testNow)
+	if len(x.NearMisses) != 1 || x.NearMisses[0].RuleID != "generic.overloaded_text.v1" {
+		t.Errorf("near misses %+v, want the prose overload rule", x.NearMisses)
+	}
+	if x.Silent+len(x.NearMisses) != len(Rules()) {
+		t.Errorf("silent %d + near %d != %d rules", x.Silent, len(x.NearMisses), len(Rules()))
+	}
+}

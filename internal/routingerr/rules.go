@@ -44,6 +44,7 @@ type rule struct {
 	gate  []string
 	match func(s *scan) int                              // custom matcher: offset of the evidence, or -1
 	hint  func(s *scan, c Classification) Classification // replaces defaultHints
+	check string                                         // what match checks beyond its words, for Explain: "the agent has not exited …"
 
 	anyIDs, allIDs, noneIDs, gateIDs []uint16 // set by buildTable
 	textual                          bool     // any, all or match is set

@@ -17,7 +17,8 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 
 var agentRules = []rule{
 	{id: "agent.own_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
-		gate: agentRetryWords,
+		gate:  agentRetryWords,
+		check: checkRetriesOver,
 		match: func(s *scan) int {
 			for _, k := range agentRetryWords {
 				i := strings.LastIndex(s.low, k)
@@ -174,6 +175,8 @@ var sharedRules = []rule{
 		}},
 }
 
+const checkRetriesOver = "the retries were over (the agent exited, a later error followed, or the turn ended in another error)"
+
 // retriesOver: the agent's retry line at offset i is not the last word —
 // the process exited, a later error line follows, or the turn ended in a
 // JSON-RPC error whose own message is not the retry line.
@@ -183,6 +186,8 @@ func (s *scan) retriesOver(i int) bool {
 	}
 	return s.ev.HasRPCError && i >= s.rpcEnd
 }
+
+const checkErrorText = "not on an error line (prose, not an error)"
 
 // errorText: the text at i is an error's own message (it came as a JSON-RPC
 // error or with an error status), or stands on an error-shaped line.

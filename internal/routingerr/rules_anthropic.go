@@ -16,7 +16,8 @@ var anthropicRules = []rule{
 	// later error line follows, the retries are over and the error inside
 	// is what counts.
 	{id: "claude_code.retrying.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.9,
-		gate: []string{"retrying in "},
+		gate:  []string{"retrying in "},
+		check: checkRetriesOver,
 		match: func(s *scan) int {
 			i := strings.LastIndex(s.low, "retrying in ")
 			if i < 0 || s.retriesOver(i) {

@@ -98,6 +98,7 @@ var genericRules = []rule{
 	// does not count.
 	{id: "generic.overloaded_text.v1", band: bandFallback, code: "overloaded", class: ClassTransient, conf: 0.6,
 		gate:  []string{"overloaded"},
+		check: checkErrorText,
 		match: func(s *scan) int { return s.errorText("overloaded") }},
 	// The agent died mid-turn with nothing we recognise: treat it like a lost
 	// transport. At start-up a crash is more likely configuration: leave it.

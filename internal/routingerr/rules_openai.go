@@ -7,7 +7,8 @@ var openaiRules = []rule{
 	// "Reconnecting... 4/5 (21s • esc to interrupt)": Codex is retrying its
 	// stream; 21s is time elapsed, not a wait, so no hint.
 	{id: "codex.reconnecting.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
-		gate: []string{"reconnecting... ", "reconnecting… "},
+		gate:  []string{"reconnecting... ", "reconnecting… "},
+		check: checkRetriesOver,
 		match: func(s *scan) int {
 			for _, k := range []string{"reconnecting... ", "reconnecting… "} {
 				i := strings.LastIndex(s.low, k)
