@@ -235,13 +235,25 @@ func errorLine(s string, ks ...string) int {
 			} else {
 				le += i
 			}
-			if isErrorShaped(s[ls:le]) {
+			if isErrorShaped(s[ls:le]) || shortLead(s[ls:le], i-ls) {
 				return i
 			}
 			end = ls
 		}
 	}
 	return -1
+}
+
+// shortLead: a short line that starts with the keyword (within its first
+// two words, the line six words at most) is an error message on its own — "Overloaded", "Service
+// Unavailable", "Connection closed." — where prose puts it later ("the
+// server was overloaded yesterday").
+func shortLead(line string, at int) bool {
+	t := strings.TrimSpace(line)
+	if len(t) > 64 || at > len(line) || strings.Count(t, " ") > 5 {
+		return false
+	}
+	return !strings.Contains(strings.TrimSpace(line[:at]), " ")
 }
 
 func isErrorShaped(line string) bool {

@@ -8,7 +8,7 @@ var acpRules = []rule{
 	{id: "acp.request_cancelled.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 0.95,
 		evidence: func(ev *Evidence) bool { return ev.HasRPCError && ev.RPCCode == -32800 },
 		gate:     acpCancelWords,
-		none:     []string{"client.timeout"},
+		none:     []string{"client.timeout", "while waiting for connection"},
 		match:    func(s *scan) int { return anyBounded(s.low, acpCancelWords...) }},
 	{id: "acp.error_kind_auth.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{`"errorkind":"authentication_failed"`, `"errorkind": "authentication_failed"`}},

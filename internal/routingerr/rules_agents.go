@@ -13,7 +13,7 @@ import "strings"
 // Qwen's context compression.
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
-	"; retrying after ", "limit reached, now using", "continuing with extra usage"}
+	"; retrying after ", "; retrying ", "limit reached, now using", "continuing with extra usage"}
 
 var agentRules = []rule{
 	{id: "agent.own_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
@@ -106,7 +106,8 @@ var sharedRules = []rule{
 			"content management policy", "data_inspection_failed", "inappropriate content"}},
 	{id: "generic.context_overflow.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",
-			"input is too long", "maximum output length", "messageoutputlengtherror", "context window of this model"}},
+			"input is too long", "maximum output length", "messageoutputlengtherror", "context window of this model",
+			"maximum prompt length", "context_window_exceeded", "context window exceeded"}},
 	{id: "generic.attachment.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf too large", "pdf is password protected", "pdf pages may be provided", "image was too large", "image exceeds"}},
 	{id: "generic.structured_output.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.7,
@@ -134,7 +135,7 @@ var sharedRules = []rule{
 		any: []string{"organization must be verified", "permission_denied"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
-		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", `"codex_error_info":"server_overloaded"`}},
+		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`}},
 	{id: "claude_code.repeated_overload.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
 		any: []string{"repeated server overload", "repeated 529 overloaded"}},
 	{id: "generic.server_error_words.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
@@ -142,7 +143,7 @@ var sharedRules = []rule{
 			"error occurred while processing your request", "vector_store_timeout"}},
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
 		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
-			"have exceeded token rate limit", "getting throttled"}},
+			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".

@@ -9,7 +9,8 @@ var anthropicRules = []rule{
 	// our cancel flag we cannot tell who did, so it is not trusted to retry.
 	{id: "claude_code.aborted.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.5,
 		any: []string{"operation aborted", "request was aborted", "operation was aborted", "operation was cancelled",
-			"messageabortederror", "aborterror"}},
+			"messageabortederror", "aborterror"},
+		none: []string{"due to timeout"}},
 
 	// "API Error (529 …) · Retrying in 4 seconds… (attempt 4/10)": Claude
 	// Code is still retrying on its own. Once the process has exited, or a

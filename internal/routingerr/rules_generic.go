@@ -144,9 +144,9 @@ var statusRules = []rule{
 		match: func(s *scan) int { return anyBounded(s.low, gatewayPhrases...) }},
 	// An agent that passes on only the reason phrase ("Internal error: Bad
 	// Gateway", opencode).
-	{id: "http.reason_phrase.v1", band: bandStatus, code: "unavailable", class: ClassTransient, conf: 0.6,
-		gate:  []string{"bad gateway", "service unavailable", "gateway timeout"},
-		match: func(s *scan) int { return s.errorText("bad gateway", "service unavailable", "gateway timeout") }},
+	{id: "http.reason_phrase.v1", band: bandFallback, code: "unavailable", class: ClassTransient, conf: 0.6,
+		gate:  reasonPhrases,
+		match: func(s *scan) int { return s.errorText(reasonPhrases...) }},
 	{id: "http.too_many_requests_text.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.7,
 		gate:  []string{"429 too many requests"},
 		match: func(s *scan) int { return anyBounded(s.low, "429 too many requests") }},
@@ -154,5 +154,7 @@ var statusRules = []rule{
 		gate:  []string{"500 internal server error"},
 		match: func(s *scan) int { return anyBounded(s.low, "500 internal server error") }},
 }
+
+var reasonPhrases = []string{"bad gateway", "service unavailable", "gateway timeout", "currently unavailable"}
 
 var gatewayPhrases = []string{"502 bad gateway", "503 service unavailable", "504 gateway timeout", "504 gateway time-out"}

@@ -44,6 +44,15 @@ var transportLostRules = []rule{
 		any: []string{"other side closed", "premature close", "err_stream_premature_close", "nghttp2_", "err_http2_",
 			"stream error: stream id", "connection closed before message completed", "incompleteread", "connection broken:",
 			"serverdisconnectederror", "server disconnected", "unexpected eof", "transport connection broken"}},
+	// A dropped connection in an error's own words ("Connection closed.",
+	// "Network error"), not in prose.
+	{id: "net.connection_closed_text.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.7,
+		gate:  connectionClosedWords,
+		check: checkErrorText,
+		match: func(s *scan) int { return s.errorText(connectionClosedWords...) }},
+	// Proxies in front of a provider (Envoy, nginx): the upstream is away.
+	{id: "proxy.upstream.v1", band: bandTransport, code: "unavailable", class: ClassTransient, conf: 0.75,
+		any: []string{"upstream connect error", "no healthy upstream", "upstream request timeout"}},
 	// Go's bare EOF on a request: `Post "https://…": EOF`.
 	{id: "go.eof.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate: []string{`": eof`},
@@ -62,8 +71,11 @@ var transportLostRules = []rule{
 		any: []string{"client network socket disconnected", "socket connection was closed unexpectedly",
 			"unable to connect. is the computer able to access the url", "connectionrefused", "failedtoopensocket",
 			"the operation timed out", "timeout awaiting response headers", "client.timeout exceeded", "bad record mac",
-			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url", "readerror"}},
+			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url", "httpx.readerror", "httpcore.readerror",
+			"operation was aborted due to timeout", "deadline exceeded", "while waiting for connection"}},
 }
+
+var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}
 
 // bareWord finds w where its line says nothing else: "terminated",
 // "[API Error: terminated]", "TypeError: terminated", {"details":"terminated"}.

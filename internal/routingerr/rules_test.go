@@ -139,6 +139,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32601, RPCMessage: "Method not found"}},
 		neg: []Evidence{txt("Method not found")},
 	},
+	"net.connection_closed_text.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error: Connection closed."}, txt("Connection closed")},
+		neg: []Evidence{txt("I made sure the handler logs when the connection closed normally after the response was written to the client")},
+	},
+	"proxy.upstream.v1": {
+		pos: []Evidence{status(503, "upstream connect error or disconnect/reset before headers. reset reason: connection termination")},
+		neg: []Evidence{txt("upstream merged")},
+	},
 	"claude_code.repeated_overload.v1": {
 		pos: []Evidence{txt("API Error: Repeated server overload with Opus model")},
 		neg: []Evidence{txt("server overload protection")},
