@@ -113,6 +113,24 @@ func (e *Execution) agentGone() bool {
 	}
 }
 
+// loadFailureText is the agent's reason for a failed session/load: its
+// message, with the detail agents put in data (details, message).
+func loadFailureText(re *acp.RequestError) string {
+	text := re.Message
+	if data, ok := re.Data.(map[string]any); ok {
+		for _, k := range []string{"details", "message"} {
+			if d, ok := data[k].(string); ok && d != "" && d != text {
+				text += ": " + d
+				break
+			}
+		}
+	}
+	if len(text) > 300 {
+		text = text[:300] + "…"
+	}
+	return text
+}
+
 func transportText(err error) string {
 	var re *acp.RequestError
 	if errors.As(err, &re) {

@@ -42,6 +42,9 @@ type Execution struct {
 	resumed   bool
 	canLoad   bool // the agent advertises session/load
 	replayed  []string
+	// resumeFailure says why a requested session/load did not happen; "" when
+	// none was requested or it worked.
+	resumeFailure string
 
 	mu      sync.Mutex // guards busy, closing, and wg.Go after Close started
 	busy    bool       // a session/prompt is outstanding
@@ -151,7 +154,8 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 	e.canLoad = init.AgentCapabilities.LoadSession
 	if req.ResumeSessionID != "" {
 		if !init.AgentCapabilities.LoadSession {
-			e.log.Info("agent cannot load sessions; starting a new one")
+			e.log.Warn("agent cannot load sessions; starting a new one")
+			e.resumeFailure = "the agent cannot load sessions"
 		} else {
 			e.client.beginLoad()
 			_, err := e.conn.LoadSession(hctx, acp.LoadSessionRequest{
@@ -167,8 +171,14 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 			if !errors.As(err, &re) || e.isLocal(re, hctx) {
 				return fail(err) // the agent or our ctx is gone: session/new cannot help
 			}
-			e.log.Info("session/load failed; starting a new session",
-				zap.Int("rpc_code", re.Code), zap.String("rpc_message", re.Message))
+			e.resumeFailure = loadFailureText(re)
+			if re.Code != resourceNotFound {
+				// Not "this session is gone" but "this agent cannot load":
+				// its next processes would forget too.
+				e.m.noteLoadBroken(e.profile.Name)
+			}
+			e.log.Warn("session/load failed; starting a new session (this profile's sessions are not loaded again)",
+				zap.Int("rpc_code", re.Code), zap.String("rpc_message", re.Message), zap.String("reason", e.resumeFailure))
 		}
 	}
 	resp, err := e.conn.NewSession(hctx, acp.NewSessionRequest{Cwd: req.Workdir, McpServers: []acp.McpServer{}})
@@ -178,6 +188,9 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 	e.sessionID = string(resp.SessionId)
 	return nil
 }
+
+// resourceNotFound is ACP's JSON-RPC code for an unknown session.
+const resourceNotFound = -32002
 
 // AgentSessionID is the ACP session id (new or loaded).
 func (e *Execution) AgentSessionID() string { return e.sessionID }
@@ -191,8 +204,16 @@ func (e *Execution) ReplayedUserPrompts() []string {
 }
 
 // CanResume reports whether the agent can load this session again in a
-// new process (it advertises session/load).
-func (e *Execution) CanResume() bool { return e.canLoad }
+// new process: it advertises session/load, and no session/load of its
+// profile has failed in this manager (Gemini CLI 0.61 advertises it, and a
+// new process answers "No previous sessions found for this project.").
+func (e *Execution) CanResume() bool { return e.canLoad && !e.m.loadBroken(e.profile.Name) }
+
+// ResumeFailure says why the session asked for in StartRequest.ResumeSessionID
+// was not resumed (the agent cannot load sessions, or its session/load
+// failed): the new session does not know the conversation. "" when resumed
+// or when no resume was asked.
+func (e *Execution) ResumeFailure() string { return e.resumeFailure }
 
 // PID is the agent's process id, which is also its process group id.
 func (e *Execution) PID() int { return e.proc.pid }

@@ -27,6 +27,7 @@ import (
 const (
 	envMockAgent  = "LIFECYCLE_TEST_MOCK_AGENT"
 	envNoLoad     = "LIFECYCLE_TEST_NO_LOAD"
+	envBrokenLoad = "LIFECYCLE_TEST_BROKEN_LOAD"
 	envGrandchild = "LIFECYCLE_TEST_GRANDCHILD"  // spawn a SIGTERM-ignoring child holding our pipes
 	envIgnoreTerm = "LIFECYCLE_TEST_IGNORE_TERM" // the agent itself ignores SIGTERM
 	envSleeper    = "LIFECYCLE_TEST_SLEEPER"
@@ -78,6 +79,7 @@ func runMockAgent() int {
 	err := mockagent.Run(context.Background(), os.Stdin, os.Stdout, mockagent.Config{
 		StateDir:      os.Getenv(envStateDir),
 		NoLoadSession: os.Getenv(envNoLoad) == "1",
+		BrokenLoad:    os.Getenv(envBrokenLoad) == "1",
 		Logger:        log,
 	})
 	if errors.Is(err, mockagent.ErrCrash) {

@@ -30,9 +30,10 @@ type Manager struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu     sync.Mutex // guards live, closed
+	mu     sync.Mutex // guards live, closed, noLoad
 	live   map[*Execution]struct{}
 	closed bool
+	noLoad map[string]bool // profiles whose session/load failed: they cannot resume
 }
 
 // NewManager validates cfg and applies its defaults.
@@ -133,6 +134,21 @@ func (m *Manager) Close() error {
 	wg.Wait()
 	m.cancel()
 	return errors.Join(errs...)
+}
+
+func (m *Manager) noteLoadBroken(profile string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.noLoad == nil {
+		m.noLoad = make(map[string]bool)
+	}
+	m.noLoad[profile] = true
+}
+
+func (m *Manager) loadBroken(profile string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.noLoad[profile]
 }
 
 func (m *Manager) isClosed() bool {

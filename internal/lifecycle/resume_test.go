@@ -1,8 +1,9 @@
 package lifecycle
 
 import (
-	"github.com/stretchr/testify/assert"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestResumeReplaysHistory(t *testing.T) {
@@ -44,6 +45,8 @@ func TestResumeWithoutLoadSessionStartsFresh(t *testing.T) {
 	assert.True(t, !second.Resumed())
 	assert.True(t, first.AgentSessionID() != second.AgentSessionID())
 	assert.Empty(t, second.ReplayedUserPrompts())
+	assert.Equal(t, "the agent cannot load sessions", second.ResumeFailure(), "the caller learns the conversation is gone")
+	assert.Empty(t, first.ResumeFailure(), "no resume was asked")
 	_, err = prompt(t, second, "still works")
 	noErr(t, err)
 }
@@ -54,8 +57,30 @@ func TestResumeUnknownSessionFallsBackToNew(t *testing.T) {
 	e, _ := startAgent(t, m, agentOpts{resume: "mock-doesnotexist"})
 	assert.True(t, !e.Resumed())
 	assert.True(t, "mock-doesnotexist" != e.AgentSessionID())
+	assert.Contains(t, e.ResumeFailure(), "Resource not found")
+	assert.True(t, e.CanResume(), "one unknown session says nothing about the agent")
 	_, err := prompt(t, e, "hello")
 	noErr(t, err)
+}
+
+// An agent that advertises session/load but fails it (Gemini CLI 0.61 in a
+// new process) says why, and its profile counts as unable to resume from
+// then on, so its live processes are kept rather than ended.
+func TestBrokenLoadIsReportedAndRemembered(t *testing.T) {
+	t.Parallel()
+	m := newTestManager(t)
+	state := t.TempDir()
+	broken := []string{envBrokenLoad, "1"}
+	first, _ := startAgent(t, m, agentOpts{stateDir: state, env: broken})
+	assert.True(t, first.CanResume(), "it advertises session/load")
+	_, err := prompt(t, first, "hello")
+	noErr(t, err)
+
+	second, _ := startAgent(t, m, agentOpts{stateDir: state, resume: first.AgentSessionID(), env: broken})
+	assert.True(t, !second.Resumed())
+	assert.Equal(t, "Internal error: No previous sessions found for this project.", second.ResumeFailure())
+	assert.True(t, !second.CanResume())
+	assert.True(t, !first.CanResume(), "the profile is known not to resume")
 }
 
 func TestFailureCountersSurviveRestarts(t *testing.T) {

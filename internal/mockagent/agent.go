@@ -18,9 +18,12 @@ import (
 
 // Config of one mock agent process; zero values mean defaults.
 type Config struct {
-	StateDir      string      // default os.TempDir()/orchestratord-mock
-	NoLoadSession bool        // do not advertise or serve session/load
-	Logger        *zap.Logger // default zap.NewNop(); never stdout, which is the protocol
+	StateDir      string // default os.TempDir()/orchestratord-mock
+	NoLoadSession bool   // do not advertise or serve session/load
+	// BrokenLoad advertises session/load but fails every one the way Gemini
+	// CLI 0.61 does in a new process ("No previous sessions found for this project.").
+	BrokenLoad bool
+	Logger     *zap.Logger // default zap.NewNop(); never stdout, which is the protocol
 }
 
 // ErrCrash is returned by Run when a /crash scenario fires; the caller must
@@ -137,6 +140,9 @@ func (a *agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
 	if a.cfg.NoLoadSession {
 		return acp.LoadSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionLoad)
+	}
+	if a.cfg.BrokenLoad {
+		return acp.LoadSessionResponse{}, acp.NewInternalError(map[string]any{"details": "No previous sessions found for this project."})
 	}
 	id := string(p.SessionId)
 	f, err := a.store.loadSession(id)

@@ -26,7 +26,7 @@ const mockAgentEnv = "ORCHESTRATOR_TEST_MOCK_AGENT"
 func TestMain(m *testing.M) {
 	if os.Getenv(mockAgentEnv) == "1" {
 		err := mockagent.Run(context.Background(), os.Stdin, os.Stdout, mockagent.Config{StateDir: os.Getenv("MOCK_STATE_DIR"),
-			NoLoadSession: os.Getenv("MOCK_NO_LOAD") == "1"})
+			NoLoadSession: os.Getenv("MOCK_NO_LOAD") == "1", BrokenLoad: os.Getenv("MOCK_BROKEN_LOAD") == "1"})
 		if err != nil {
 			os.Exit(1)
 		}
@@ -70,9 +70,11 @@ func (h *harness) profiles() map[string]lifecycle.Profile {
 	require.NoError(h.t, err)
 	env := map[string]string{mockAgentEnv: "1", "MOCK_STATE_DIR": h.stateDir}
 	noLoad := map[string]string{mockAgentEnv: "1", "MOCK_STATE_DIR": h.stateDir, "MOCK_NO_LOAD": "1"}
+	brokenLoad := map[string]string{mockAgentEnv: "1", "MOCK_STATE_DIR": h.stateDir, "MOCK_BROKEN_LOAD": "1"}
 	return map[string]lifecycle.Profile{
-		"mock":         {Name: "mock", Command: self, Env: env},
-		"mock-no-load": {Name: "mock-no-load", Command: self, Env: noLoad},
+		"mock":             {Name: "mock", Command: self, Env: env},
+		"mock-no-load":     {Name: "mock-no-load", Command: self, Env: noLoad},
+		"mock-broken-load": {Name: "mock-broken-load", Command: self, Env: brokenLoad},
 	}
 }
 

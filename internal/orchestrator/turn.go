@@ -108,16 +108,23 @@ func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) erro
 // runTurn drives one attempt from launch to its end.
 func (s *Service) runTurn(rt *sessionRT, t *turn) {
 	defer t.cancel()
-	ex, err := s.execution(rt, t)
+	ex, started, err := s.execution(rt, t)
 	if err != nil {
 		s.finishTurn(rt, t, nil, lifecycle.PromptResult{}, err)
 		return
 	}
 	text := t.prompt
-	if t.replay && ex.Resumed() && s.agentHoldsPrompt(rt, ex, t.prompt) {
+	if t.replay && started && ex.Resumed() && s.agentHoldsPrompt(rt, ex, t.prompt) {
 		text = s.cfg.Continuation
 	}
+	forgot := ""
+	if started && !t.fresh {
+		forgot = resumeFailureOf(ex)
+	}
 	rt.mu.Lock()
+	if forgot != "" {
+		text = s.resendTranscriptLocked(rt, t, forgot, text)
+	}
 	next := rt.sess
 	next.AgentSessionID = ex.AgentSessionID()
 	next.State = store.SessionRunning
@@ -153,8 +160,9 @@ func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) b
 	return inAgent >= sent
 }
 
-// execution returns the session's live agent process, starting (or resuming) one.
-func (s *Service) execution(rt *sessionRT, t *turn) (Execution, error) {
+// execution returns the session's live agent process, starting (or
+// resuming) one; started reports a new process.
+func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, _ error) {
 	rt.mu.Lock()
 	ex := rt.exec
 	if t.fresh && ex != nil {
@@ -171,11 +179,11 @@ func (s *Service) execution(rt *sessionRT, t *turn) (Execution, error) {
 		ex, resumeID = nil, ""
 	}
 	if ex != nil {
-		return ex, nil
+		return ex, false, nil
 	}
 	profile, ok := s.cfg.Profiles[task.Agent]
 	if !ok {
-		return nil, &lifecycle.FailureError{Evidence: routingerr.Evidence{Agent: task.Agent, Phase: routingerr.PhaseProcessStart,
+		return nil, false, &lifecycle.FailureError{Evidence: routingerr.Evidence{Agent: task.Agent, Phase: routingerr.PhaseProcessStart,
 			Err: fmt.Sprintf("agent profile %q is not configured", task.Agent)}}
 	}
 	ex, err := s.cfg.Agents.Start(t.ctx, lifecycle.StartRequest{
@@ -186,12 +194,12 @@ func (s *Service) execution(rt *sessionRT, t *turn) (Execution, error) {
 		OnEvent:         func(ev lifecycle.Event) { s.onAgentEvent(rt, ev) },
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	rt.mu.Lock()
 	rt.exec = ex
 	rt.mu.Unlock()
-	return ex, nil
+	return ex, true, nil
 }
 
 // onAgentEvent turns streamed updates into chat messages of the running turn.
