@@ -70,10 +70,10 @@ func runMockAgent() int {
 		signal.Notify(term, syscall.SIGTERM)
 		go func() {
 			<-term
-			held.mu.Lock()
-			_, _ = os.Stderr.Write(held.buf)
+			held.flush()
 			os.Exit(0)
 		}()
+		defer held.flush() // stdin EOF ends the agent too
 	}
 	log := zap.New(zapcore.NewCore(enc, sink, zapcore.InfoLevel))
 	err := mockagent.Run(context.Background(), os.Stdin, os.Stdout, mockagent.Config{
@@ -95,6 +95,13 @@ func runMockAgent() int {
 type heldLog struct {
 	mu  sync.Mutex // guards buf
 	buf []byte
+}
+
+func (h *heldLog) flush() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, _ = os.Stderr.Write(h.buf)
+	h.buf = nil
 }
 
 func (h *heldLog) Write(p []byte) (int, error) {
