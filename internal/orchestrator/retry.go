@@ -7,6 +7,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -194,6 +195,12 @@ func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
 func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	sessionID := rt.sess.ID
 	ok, err := s.store.ClaimPendingRetry(s.storeCtx(), sessionID, p.rec.Generation, p.rec.Attempt)
+	if errors.Is(err, store.ErrUnwritable) {
+		// The claim cannot be saved, so the retry cannot go safely: say so
+		// rather than leave the notice promising a retry that never comes.
+		s.storeFailedLocked(rt, nil, err)
+		return
+	}
 	if err != nil || !ok {
 		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", ok), zap.Error(err))
 		if p.probe {
@@ -210,7 +217,9 @@ func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	t := s.newTurn(rt, p.rec.Prompt)
 	t.replay, t.retry, t.fresh, t.probe = true, p.rec.Attempt, !p.rec.Resume, p.probe
 	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe))
-	_ = s.launchLocked(rt, t, nil)
+	if err := s.launchLocked(rt, t, nil); errors.Is(err, ErrStorage) {
+		s.storeFailedLocked(rt, nil, err)
+	}
 }
 
 // disarmLocked ends a parked or dispatching retry; outcome feeds the metrics.

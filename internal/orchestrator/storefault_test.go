@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -21,6 +22,7 @@ type faultStore struct {
 	mu         sync.Mutex                  // guards the fields below
 	failEvent  func(store.EventWrite) bool // nil: no failures
 	failCreate bool
+	failClaim  bool
 	failed     int
 }
 
@@ -47,6 +49,16 @@ func (f *faultStore) CreateTask(ctx context.Context, t store.Task, s store.Sessi
 		return errDiskFull
 	}
 	return f.Store.CreateTask(ctx, t, s)
+}
+
+func (f *faultStore) ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error) {
+	f.mu.Lock()
+	fail := f.failClaim
+	f.mu.Unlock()
+	if fail {
+		return false, errDiskFull
+	}
+	return f.Store.ClaimPendingRetry(ctx, sessionID, generation, attempt)
 }
 
 func (f *faultStore) set(fail func(store.EventWrite) bool) {
@@ -229,4 +241,33 @@ func TestFailedCreateTaskLeavesNoWorkspace(t *testing.T) {
 	if err == nil {
 		require.Empty(t, entries, "no empty workspace left behind")
 	}
+}
+
+// A parked retry that comes due while the disk is full cannot be claimed:
+// the notice does not go on promising it; the banner says why.
+func TestRetryDueOnAFullDiskShowsTheBanner(t *testing.T) {
+	faults := &faultStore{}
+	h := newHarness(t, withFaults(faults))
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/overloaded:1 fix it", nil)
+	sid := v.Sessions[0].ID
+	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+
+	faults.mu.Lock()
+	faults.failClaim = true
+	faults.mu.Unlock()
+	h.clock.Advance(5 * time.Second).MustWait(h.ctx)
+	banner := f.until(isBanner)
+	require.Equal(t, kindStoreFailed, banner.Message.Metadata["reason"])
+	f.until(isState(store.SessionFailed))
+	require.Empty(t, func() []store.Message {
+		var out []store.Message
+		for _, m := range h.messages(sid) {
+			if m.Metadata["kind"] == kindRetryNotice {
+				out = append(out, m)
+			}
+		}
+		return out
+	}(), "no notice left promising a retry")
 }
