@@ -22,6 +22,8 @@ func defaultHints(s *scan, c Classification) Classification {
 	if c.Class == ClassWaitForReset {
 		if t, ok := resetHint(s); ok {
 			c.ResetAt = new(t)
+		} else if t, ok := relativeReset(s); ok {
+			c.ResetAt = new(t)
 		}
 	}
 	return c
@@ -33,6 +35,7 @@ var (
 	kwRetryDelay      = newKW("retrydelay")
 	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
 	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in ")}
+	kwResetIn         = []*kw{newKW("reset after "), newKW("resets in "), newKW("try again in ")}
 	kwRegainAccess    = newKW("regain access on ")
 	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
 	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
@@ -177,6 +180,7 @@ var durationUnits = []struct {
 	{"seconds", time.Second}, {"second", time.Second}, {"secs", time.Second}, {"sec", time.Second}, {"s", time.Second},
 	{"minutes", time.Minute}, {"minute", time.Minute}, {"mins", time.Minute}, {"min", time.Minute}, {"m", time.Minute},
 	{"hours", time.Hour}, {"hour", time.Hour}, {"hrs", time.Hour}, {"hr", time.Hour}, {"h", time.Hour},
+	{"days", 24 * time.Hour}, {"day", 24 * time.Hour}, {"d", 24 * time.Hour},
 }
 
 // parseHumanDuration reads "644ms", "22s", "1.5s", "7m12s", "4 seconds",
@@ -217,6 +221,9 @@ func parseHumanDuration(s string) (time.Duration, int, bool) {
 		total += time.Duration(f * float64(unit))
 		parts++
 		i = k
+		if i+1 < len(s) && s[i] == ' ' && isDigit(s[i+1]) {
+			i++ // "4 days 2 hours"
+		}
 		if i >= len(s) || !isDigit(s[i]) {
 			break
 		}
@@ -259,6 +266,22 @@ func resetHint(s *scan) (time.Time, bool) {
 		}
 	}
 	return clockReset(s)
+}
+
+// relativeReset resolves "Your quota will reset after 19h5m27s", "try
+// again in 4 days 2 hours" against now.
+func relativeReset(s *scan) (time.Time, bool) {
+	if s.now.IsZero() {
+		return time.Time{}, false
+	}
+	for _, k := range kwResetIn {
+		if i := s.indexKW(k); i >= 0 {
+			if d, _, ok := parseHumanDuration(s.low[i+len(k.w):]); ok && d > 0 && d <= maxHint {
+				return s.now.Add(d).UTC().Truncate(time.Second), true
+			}
+		}
+	}
+	return time.Time{}, false
 }
 
 // parseEpochOrRFC3339 reads Unix seconds (10 digits), milliseconds (13) or an

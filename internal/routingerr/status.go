@@ -39,6 +39,8 @@ func structuredStatus(ev *Evidence) int {
 	return 0
 }
 
+var kwNoBody = newKW(" status code (no body)")
+
 // textStatus finds the last status introduced by a marker; the last one is
 // the final error of a tail that retried. The scan recorded, for each
 // marker, where its last occurrence followed by a status ended.
@@ -54,6 +56,12 @@ func textStatus(s *scan) (int, int) {
 		}
 	}
 	if bestEnd < 0 {
+		// openai-node's "400 status code (no body)": the status comes first.
+		if i := s.indexKW(kwNoBody); i >= 4 && s.low[i-4] == ' ' || i == 3 {
+			if st, ok := statusAt(s.raw, i-3); ok {
+				return st, i - 3
+			}
+		}
 		return 0, 0
 	}
 	return best, max(0, bestEnd-1)
