@@ -101,6 +101,7 @@ func BenchmarkHostile4x64KiB(b *testing.B) {
 	patterns := []string{
 		"overloaded ", "api error: ", `"code":`, "retrying in ", "529 overloade", "retry-after: x ",
 		"hit your ", "resets ", "status: ", "\n", "e", "sk-aaaa", "/home/", "bearer ", "authorization",
+		"terminated ", "limit resets ", "limit: 0", `\"`, "retrying with backoff ", "connection closed ", `": eof `,
 	}
 	for _, p := range patterns {
 		s := strings.Repeat(p, (64<<10)/len(p))

@@ -48,7 +48,8 @@ var genericRules = []rule{
 				}
 				j += off
 				off = j + 1
-				ls := max(strings.LastIndexByte(s.low[:j], '\n')+1, j-64)
+				ls := max(j-64, 0)
+				ls += strings.LastIndexByte(s.low[ls:j], '\n') + 1
 				line := s.low[ls:j]
 				rest := s.low[j:min(len(s.low), j+96)]
 				if nl := strings.IndexByte(rest, '\n'); nl >= 0 {

@@ -97,6 +97,7 @@ func bareWord(low, w string) int {
 		if bareRest(low[ls:i], true) && bareRest(low[i+len(w):le], false) {
 			return i
 		}
+		off = max(off, le) // one look per line keeps it linear
 	}
 }
 
