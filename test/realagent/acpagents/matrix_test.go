@@ -33,13 +33,14 @@ type row struct {
 	Delay          time.Duration // the first retry's delay: the notice's retry_at after its updated_at
 	Recovery       time.Duration // from the first failure sent to the end of the turn
 	Partial        string        // what became of a failed attempt's partial text
+	FirstTurn      string        // where the last request carried the first turn (second-turn failures)
 	Wall           time.Duration // the whole scenario
 }
 
 func (r *row) String() string {
-	return fmt.Sprintf("%s × %s → %s; notices %d %q; daemon retries %d (first after %s); provider turns [%s]; recovery %s; classified [%s]; %s",
-		r.Agent, r.Failure, r.Outcome, r.Notices, r.NoticeText, r.Retries, dur(r.Delay), strings.Join(r.Requests, " "), dur(r.Recovery),
-		strings.Join(r.Classified, "; "), r.Partial)
+	return fmt.Sprintf("%s × %s → %s; notices %d %q; daemon retries %d (first after %s); provider turns [%s]; recovery %s; classified [%s]; first turn: %s; %s",
+		r.Agent, r.Failure, r.Outcome, r.Notices, r.NoticeText, r.Retries, r.delay(), strings.Join(r.Requests, " "), dur(r.Recovery),
+		strings.Join(r.Classified, "; "), r.FirstTurn, r.Partial)
 }
 
 func dur(d time.Duration) string {
@@ -47,6 +48,14 @@ func dur(d time.Duration) string {
 		return "-"
 	}
 	return d.Round(100 * time.Millisecond).String()
+}
+
+// delay is the first retry's delay, "-" without a notice.
+func (r *row) delay() string {
+	if r.Notices == 0 {
+		return "-"
+	}
+	return r.Delay.Round(100 * time.Millisecond).String()
 }
 
 // fill derives the row from what the chat, the fake and the daemon's
@@ -131,10 +140,13 @@ func printMatrix(w io.Writer) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		notes := r.Partial
+		if r.FirstTurn != "" {
+			notes = strings.TrimSpace("first turn " + r.FirstTurn + ". " + notes)
+		}
 		if len(r.Others) > 0 {
 			notes = strings.TrimSpace(notes + " other notices: " + strings.Join(r.Others, " / "))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d (%s) | %s | %s | %s | %s |\n", r.Agent, r.Failure, r.Outcome, r.Notices, r.Retries, dur(r.Delay),
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d (%s) | %s | %s | %s | %s |\n", r.Agent, r.Failure, r.Outcome, r.Notices, r.Retries, r.delay(),
 			strings.Join(r.Requests, " "), dur(r.Recovery), strings.Join(r.Classified, "; "), strings.ReplaceAll(notes, "|", "/"))
 	}
 }
@@ -158,6 +170,11 @@ func reportEvidence(t *testing.T, d *daemontest.Daemon, fake *recorder, s *daemo
 	}
 	for _, l := range d.LogLines("agent started") {
 		t.Logf("daemon: agent started: pid=%v agent_session_id=%v resumed=%v", l["pid"], l["agent_session_id"], l["resumed"])
+	}
+	if s != nil {
+		for i, m := range s.Snapshot().Messages {
+			t.Logf("chat message %d: %s/%s %q %v", i, m.Role, m.Variant, truncate(m.Text, 200), m.Metadata)
+		}
 	}
 	for i, q := range fake.requests() {
 		t.Logf("provider request %d at %s: %s %s turn=%v prompt=%d → %s (%d); users=%d assistants=%d",
