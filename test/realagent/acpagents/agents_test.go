@@ -47,24 +47,24 @@ type profile struct {
 var (
 	gemini = agent{
 		name: "gemini", envVar: "ORCHESTRATORD_REAL_GEMINI", install: "@google/gemini-cli",
-		wait: 90 * time.Second, newFake: newGeminiFake, profile: geminiProfile,
+		wait: 150 * time.Second, newFake: newGeminiFake, profile: geminiProfile,
 		// Gemini streams carry no error event: a stream error is a cut stream.
 		failures: []failure{overloaded, rateLimited, serverError, dropped},
 	}
 	codex = agent{
 		name: "codex", envVar: "ORCHESTRATORD_REAL_CODEX", install: "@zed-industries/codex-acp",
-		wait: 90 * time.Second, newFake: newOpenAIFake, profile: codexProfile,
+		wait: 240 * time.Second, newFake: newOpenAIFake, profile: codexProfile,
 		failures: []failure{overloaded, rateLimited, serverError, dropped, streamError},
 	}
 	opencode = agent{
 		name: "opencode", envVar: "ORCHESTRATORD_REAL_OPENCODE", install: "opencode-ai",
-		silentRetries: true, wait: 150 * time.Second, newFake: newOpenAIFake, profile: opencodeProfile,
+		silentRetries: true, wait: 240 * time.Second, newFake: newOpenAIFake, profile: opencodeProfile,
 		exhaust: 6, exhaustWith: serverError, // opencode gives up after 6 attempts (~70s)
 		failures: []failure{overloaded, rateLimited, serverError, dropped, streamError},
 	}
 	qwen = agent{
 		name: "qwen", envVar: "ORCHESTRATORD_REAL_QWEN", install: "@qwen-code/qwen-code",
-		silentRetries: true, wait: 150 * time.Second, newFake: newOpenAIFake, profile: qwenProfile,
+		silentRetries: true, wait: 240 * time.Second, newFake: newOpenAIFake, profile: qwenProfile,
 		exhaust: 4, exhaustWith: dropped, // Qwen retries 5xx/429 for ~100s, a cut stream fewer times
 		failures: []failure{overloaded, rateLimited, serverError, dropped, streamError},
 	}
