@@ -150,8 +150,13 @@ export class ChatView {
         root.className = `msg msg-status${m.variant ? ` variant-${m.variant}` : ''}`;
         root.replaceChildren(el('div', { class: 'msg-body plain', text: m.text || '' }));
         break;
-      default:
-        root.replaceChildren(head('Agent', m), el('div', { class: 'msg-body md' }, renderMarkdown(m.text)));
+      default: {
+        // A failed attempt's partial reply: kept, but marked, so one reply reads as one.
+        const cut = (m.metadata || {}).interrupted === true;
+        root.classList.toggle('interrupted', cut);
+        root.replaceChildren(head('Agent', m), el('div', { class: 'msg-body md' }, renderMarkdown(m.text)),
+          cut ? el('div', { class: 'msg-interrupted', text: 'Interrupted: this attempt failed before it finished.' }) : null);
+      }
     }
   }
 

@@ -80,3 +80,26 @@ func TestFailedSessionLoadResendsTheConversation(t *testing.T) {
 	h.clock.Advance(time.Hour).MustWait(h.ctx)
 	assert.Equal(t, pid, h.agentPID(sid), "a profile known not to resume keeps its process")
 }
+
+// The partial replies of failed attempts stay, marked as interrupted; the
+// one reply that finished is not.
+func TestFailedAttemptsPartialTextIsMarkedInterrupted(t *testing.T) {
+	h := newHarness(t)
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/conn-closed:2 write the docs", nil)
+	sid := v.Sessions[0].ID
+	trap.MustWait(h.ctx).MustRelease(h.ctx) // attempt 1 failed; retry at once
+	f.until(isNotice)
+	expectRetry(t, h, trap, f, 5*time.Second, "Connection lost — retrying in 5s (attempt 2/2)")
+	h.clock.Advance(5 * time.Second).MustWait(h.ctx)
+	assert.Equal(t, "end_turn", f.until(isTurnDone).StopReason)
+
+	agent := byRole(h.messages(sid), "agent")
+	require.Len(t, agent, 3, "two partial replies and the one that finished")
+	for _, m := range agent[:2] {
+		assert.Equal(t, true, m.Metadata["interrupted"], "partial reply %q", m.Text)
+	}
+	assert.Nil(t, agent[2].Metadata["interrupted"], "the finished reply")
+	assert.Contains(t, agent[2].Text, "Recovered after 2 failures")
+}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/coder/quartz"
@@ -54,9 +55,14 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 		// The agent streamed its error line as if it were a reply; the
 		// notice or banner says it in plain words instead.
 		if s.deleteMessageLocked(rt, t.agentMsg) == nil {
+			t.agentMsgs = slices.DeleteFunc(t.agentMsgs, func(id string) bool { return id == t.agentMsg })
 			t.agentMsg = ""
 		}
 	}
+	// What the failed attempt streamed stays, marked as interrupted, so the
+	// user reads one reply rather than a pile of half-replies; after the
+	// notice, which comes first.
+	defer s.markInterruptedLocked(rt, t)
 	if s.gateFailedLocked(rt, t, c, d, now) {
 		return
 	}
@@ -67,6 +73,29 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 		d = routingerr.Decision{Kind: routingerr.DecisionManual, Reason: "persist_failed"}
 	}
 	s.recoveryBannerLocked(rt, t, recoveryReason{kind: d.Reason, class: c, decision: d, retries: t.retry})
+}
+
+// markInterruptedLocked sets metadata interrupted=true on the agent text
+// messages of a failed attempt.
+func (s *Service) markInterruptedLocked(rt *sessionRT, t *turn) {
+	if len(t.agentMsgs) == 0 {
+		return
+	}
+	msgs, err := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
+	if err != nil {
+		s.log.Error("list messages to mark an interrupted attempt failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
+		return
+	}
+	for _, m := range msgs {
+		if m.Role != "agent" || !slices.Contains(t.agentMsgs, m.ID) || m.Metadata["interrupted"] == true {
+			continue
+		}
+		if m.Metadata == nil {
+			m.Metadata = map[string]any{}
+		}
+		m.Metadata["interrupted"] = true
+		_ = s.replaceMessageLocked(rt, m)
+	}
 }
 
 func (s *Service) saveExecution(rt *sessionRT, t *turn, ev routingerr.Evidence, c routingerr.Classification) {

@@ -28,6 +28,7 @@ type turn struct {
 	stopped        bool // the user pressed Stop
 	cancelledRetry bool // cancel_retry arrived while this retry ran
 	agentMsg       string
+	agentMsgs      []string // every agent text message of this attempt, for marking it interrupted
 	thoughtMsg     string
 	planMsg        string
 	tools          map[string]store.Message
@@ -214,7 +215,11 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 	switch ev.Kind {
 	case lifecycle.EventAgentMessage:
 		t.hadOutput = true
+		fresh := t.agentMsg == ""
 		s.streamLocked(rt, t, &t.agentMsg, "agent", ev.Text)
+		if fresh && t.agentMsg != "" {
+			t.agentMsgs = append(t.agentMsgs, t.agentMsg)
+		}
 	case lifecycle.EventAgentThought:
 		s.streamLocked(rt, t, &t.thoughtMsg, "thought", ev.Text)
 	case lifecycle.EventPlan:
