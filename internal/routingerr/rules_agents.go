@@ -70,8 +70,10 @@ var quotaRules = []rule{
 	// reset: Gemini's PerDay quota ids and "daily quota", Code Assist's
 	// QUOTA_EXHAUSTED, Qwen OAuth's free daily quota, OpenAI's RPD/TPD.
 	{id: "quota.daily.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		any:  []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model"},
-		none: []string{"model_capacity_exhausted"}},
+		any: []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model",
+			"daily limit", "daily request limit", "daily usage limit", "daily rate limit", "per-day rate limit", "(rpd)", "(tpd)", "weekly limit", "monthly limit", "monthly quota",
+			"monthly usage limit"},
+		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
 	// A quota with a per-minute id or a short retry hint is a rate limit:
@@ -90,9 +92,10 @@ var quotaRules = []rule{
 		any: []string{"model_capacity_exhausted", "model_capacity_exceeded", "no capacity available"}},
 	// No credits: Gemini Code Assist AI credits, Alibaba Cloud arrears.
 	{id: "quota.no_credits.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
-		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credits",
+		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credit",
 			"arrearage", "account is in good standing", "extra usage is required", "usage not included",
-			"insufficient balance", "exceeded_current_quota", "requires more credits"}},
+			"insufficient balance", "exceeded_current_quota", "requires more credits", "out of credits", "run out of credit",
+			"billing is not enabled", "billing_not_active"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
 	// quota).") is Gemini's per-minute limit or Vertex's shared capacity.
 	{id: "google.resource_exhausted_bare.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
@@ -107,7 +110,8 @@ var sharedRules = []rule{
 	{id: "generic.context_overflow.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",
 			"input is too long", "maximum output length", "messageoutputlengtherror", "context window of this model",
-			"maximum prompt length", "context_window_exceeded", "context window exceeded"}},
+			"maximum prompt length", "context_window_exceeded", "context window exceeded", "prompt too long",
+			"context length exceeded", "input too long"}},
 	{id: "generic.attachment.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf too large", "pdf is password protected", "pdf pages may be provided", "image was too large", "image exceeds"}},
 	{id: "generic.structured_output.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.7,
@@ -120,7 +124,8 @@ var sharedRules = []rule{
 		any: []string{"refresh token", "sign in again", "verify your account", "device code expired",
 			"authorization timeout, please restart", "free tier has been discontinued", "missing api key",
 			"providerautherror", "didn't provide an api key", "must be a member of an organization", "unauthenticated",
-			"invalid api key", "api key is invalid", "no api key", "api_key environment variable"}},
+			"invalid api key", "api key is invalid", "no api key", "api_key environment variable", "invalid authentication",
+			"authentication failed", "authentication_failed", "token has expired", "token expired", "expired token"}},
 	{id: "generic.billing_words.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan"}},
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,

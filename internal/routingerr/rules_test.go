@@ -24,8 +24,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("limit: 0.5"), txt("limit: 10, model: x")},
 	},
 	"quota.daily.v1": {
-		pos: []Evidence{status(429, "You have exhausted your daily quota on this model.")},
-		neg: []Evidence{txt("MODEL_CAPACITY_EXHAUSTED daily quota"), txt("the quota is checked hourly")},
+		pos: []Evidence{status(429, "You have exhausted your daily quota on this model."), status(429, "Daily request limit exceeded")},
+		neg: []Evidence{txt("MODEL_CAPACITY_EXHAUSTED daily quota"), txt("the quota is checked hourly"), txt("Approaching weekly limit")},
 	},
 	"quota.per_day_id.v1": {
 		pos: []Evidence{txt(`{"error":{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]}}`)},
