@@ -67,7 +67,8 @@ type Lock struct {
 // Acquire takes the lock of dir (which must exist) without waiting. When
 // another live process holds it, the error is a *LockedError. On success
 // the lock file holds this process's pid and start time; SetAddr adds the
-// listen address once known.
+// listen address once known. Writing the file is best effort: on a full
+// disk the lock still holds, and SetAddr reports the write error.
 func Acquire(dir string) (*Lock, error) {
 	path := filepath.Join(dir, LockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -83,10 +84,10 @@ func Acquire(dir string) (*Lock, error) {
 	}
 	host, _ := os.Hostname()
 	l := &Lock{dir: dir, f: f, holder: Holder{PID: os.Getpid(), StartedAt: time.Now().UTC(), Hostname: host}}
-	if err := l.write(); err != nil {
-		_ = l.Close()
-		return nil, err
-	}
+	// Best effort: the flock is the lock, the content only information, and
+	// a daemon must still start (and show what it holds) on a full disk.
+	// SetAddr writes it again and reports an error.
+	_ = l.write()
 	return l, nil
 }
 

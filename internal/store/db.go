@@ -161,6 +161,9 @@ func (db *DB) open(ctx context.Context, ms []migration) error {
 }
 
 func (db *DB) openErr(err error) error {
+	if fe := openFault(db.path, err); fe != nil {
+		return fe
+	}
 	if isCorruption(err) {
 		return fmt.Errorf("%w: %s: %w; the file was left untouched", ErrCorrupt, db.path, err)
 	}
@@ -284,6 +287,9 @@ func probe(ctx context.Context, path string) (version int, err error) {
 	p.SetMaxOpenConns(1)
 
 	corrupt := func(err error) error {
+		if fe := openFault(path, err); fe != nil {
+			return fe
+		}
 		if isCorruption(err) {
 			return fmt.Errorf("%w: %s: %w; the file was left untouched", ErrCorrupt, path, err)
 		}

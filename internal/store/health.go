@@ -209,6 +209,10 @@ func (db *DB) probe(ctx context.Context) error {
 // FaultReason names, in a few plain words, why a write with ErrUnwritable
 // failed: "the disk is full", "the data file is read-only"… For messages.
 func FaultReason(err error) string {
+	switch sqliteCode(err) {
+	case sqlite3.SQLITE_IOERR_SHMSIZE, sqlite3.SQLITE_IOERR_SHMOPEN, sqlite3.SQLITE_IOERR_SHMMAP:
+		return "the disk is full or the data dir is not writable (no room for the database's shared-memory file)"
+	}
 	switch sqliteCode(err) & 0xff {
 	case sqlite3.SQLITE_FULL:
 		return "the disk is full"
@@ -224,4 +228,14 @@ func FaultReason(err error) string {
 		return "the system is out of memory"
 	}
 	return "the disk reported an I/O error"
+}
+
+// openFault explains a storage fault met while opening the file, or
+// returns nil for any other error.
+func openFault(path string, err error) error {
+	if !isStorageFault(err) || isCorruption(err) {
+		return nil
+	}
+	return fmt.Errorf("%w: cannot open %s: %s (%w); free space or fix the data dir, then start again",
+		ErrUnwritable, path, FaultReason(err), err)
 }

@@ -120,3 +120,21 @@ func TestIdleWALIsCheckpointedToNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, st.Size())
 }
+
+// Opening on a full disk says so in plain words, and leaves the file be.
+func TestOpenOnAFullDiskSaysSo(t *testing.T) {
+	disk := smallDisk(t, "4m")
+	dir := filepath.Join(disk, "data")
+	db, err := store.Open(t.Context(), dir)
+	require.NoError(t, err)
+	seed(t, db, "t1", "s1")
+	require.NoError(t, db.Close()) // the last connection removes -wal and -shm
+	filler := fill(t, disk, 0)
+	_, err = store.Open(t.Context(), dir)
+	require.ErrorIs(t, err, store.ErrUnwritable)
+	require.ErrorContains(t, err, "free space")
+	require.NoError(t, os.Remove(filler))
+	db = openStore(t, dir)
+	_, err = db.GetTask(t.Context(), "t1")
+	require.NoError(t, err)
+}
