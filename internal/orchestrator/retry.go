@@ -442,6 +442,11 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	if err := s.reconcileLocked(rt); err != nil {
 		return err // still cannot save: the banner stays, nothing changes
 	}
+	if req.Action == RecoverResume && rt.banner == "" && rt.retry == nil {
+		// Nothing failed: resuming would send the agent the prompt it has
+		// already answered (a second click on Resume, a stale page).
+		return fmt.Errorf("%w: session %q has nothing to resume; send a new prompt instead", ErrConflict, rt.sess.ID)
+	}
 	prompt, ok := s.lastUserPromptLocked(rt)
 	if !ok {
 		return fmt.Errorf("%w: session %q has no prompt to re-send", ErrConflict, rt.sess.ID)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/orchestratord/orchestratord/internal/mockagent"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
@@ -50,4 +51,44 @@ func TestRetryTimerCountsToRetryAtNotFromTheEndOfItsWrites(t *testing.T) {
 	done := f.until(func(n note) bool { return isTurnDone(n) && n.StopReason != "retry_scheduled" })
 	assert.Equal(t, "end_turn", done.StopReason)
 	assert.Len(t, byRole(h.messages(v.Sessions[0].ID), "user"), 1)
+}
+
+// Resume with nothing to recover (a second click once the first resumed
+// turn has answered) is refused: it would send the agent, still running
+// the same session, the prompt it has already answered. Found by the
+// fault suite (test/chaos seed 100).
+func TestResumeWithNothingToRecoverIsAConflictAndSendsNothing(t *testing.T) {
+	h := newHarness(t)
+	v, f := h.create("hello once", nil)
+	sid := v.Sessions[0].ID
+	assert.Equal(t, "end_turn", f.until(isTurnDone).StopReason)
+	f.until(isState(store.SessionWaitingForInput))
+
+	err := h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume})
+	require.ErrorIs(t, err, ErrConflict)
+	assert.Contains(t, err.Error(), "nothing to resume")
+	got, err := mockagent.ReceivedPrompts(h.stateDir)
+	require.NoError(t, err)
+	require.Len(t, got, 1, "the agent received the prompt once")
+	assert.Equal(t, "hello once", got[0].Text)
+	assert.Len(t, byRole(h.messages(sid), "user"), 1)
+}
+
+// A new prompt while a retry is parked takes the old notice (and its
+// Cancel, which would do nothing) off the screen at once, not when the new
+// turn ends (issue 10 #5).
+func TestNewPromptTakesTheParkedNoticeAwayAtOnce(t *testing.T) {
+	h, v, f := parkFirst(t, "/overloaded:1 first")
+	sid := v.Sessions[0].ID
+	notice := byRole(h.messages(sid), "status")
+	require.Len(t, notice, 1)
+
+	require.NoError(t, h.svc.Prompt(h.ctx, PromptRequest{SessionID: sid, Text: "/slow:300 something else"}))
+	deleted := f.until(func(n note) bool {
+		return n.Action == "session.message.deleted" || n.Action == "session.message.added" && n.Message != nil && n.Message.Role == "agent"
+	})
+	assert.Equal(t, "session.message.deleted", deleted.Action, "the notice goes before the new turn replies")
+	assert.Equal(t, notice[0].ID, deleted.MessageID)
+	assert.Empty(t, byRole(h.messages(sid), "status"))
+	assert.Equal(t, "end_turn", f.until(isTurnDone).StopReason)
 }

@@ -81,6 +81,7 @@ func (s *Service) startUserTurn(rt *sessionRT, text string) error {
 		return storageErr(err)
 	}
 	s.disarmLocked(rt, outcomeSuperseded)
+	s.dropNoticeLocked(rt) // its Cancel would do nothing above the new turn
 	s.retireBannerLocked(rt)
 	rt.chain = chainState{}
 	t := s.newTurn(rt, text)
