@@ -6,8 +6,10 @@ LDFLAGS := -X main.version=$(VERSION)
 ARGS    ?=
 # Extra arguments for `make overload`, e.g. OVERLOAD_ARGS="-runs inprocess:1000 -gate on".
 OVERLOAD_ARGS ?=
+# Extra arguments for `make chaos`, e.g. CHAOS_ARGS="-rounds 200 -seed 7" or "-seeds 5,13 -v".
+CHAOS_ARGS ?=
 
-.PHONY: run build test bench lint fuzz overload realagents clean
+.PHONY: run build test bench lint fuzz overload realagents chaos clean
 
 run: build
 	./$(BIN) serve $(ARGS)
@@ -62,6 +64,13 @@ realagents:
 	  $(GO) test -v -count=1 -parallel $(REALAGENTS_PARALLEL) -timeout 60m -run '$(REALAGENTS_RUN)' ./test/realagent/acpagents/; \
 	if unshare -n true 2>/dev/null; then exec unshare -n sh -c 'ip link set lo up && exec "$$@"' netns "$$@"; \
 	else echo "realagents: no network namespace (needs root); the agents share the host network" >&2; exec "$$@"; fi
+
+# The fault suite (issue 10; a program, not part of `make test`, which runs a
+# few rounds of it): SIGKILLs, killed agents, a full and a read-only disk
+# (as root, on a tmpfs), invariants after every round, a Markdown report.
+chaos: build
+	$(GO) build -o bin/chaos ./cmd/chaos
+	./bin/chaos -bin $(BIN) $(CHAOS_ARGS)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 60s ./internal/routingerr/

@@ -1,0 +1,68 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Percentile of sorted durations, p in [0, 1].
+func Percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p * float64(len(sorted)-1))
+	return sorted[i]
+}
+
+// Write prints the report as Markdown.
+func (rep *Report) Write(w io.Writer) {
+	fmt.Fprintf(w, "## chaos: %d rounds in %v\n\n", rep.Rounds, rep.Duration.Round(time.Second))
+	fmt.Fprintf(w, "| fault | injected |\n|---|---:|\n")
+	for _, k := range sortedKeys(rep.Faults) {
+		fmt.Fprintf(w, "| %s | %d |\n", k, rep.Faults[k])
+	}
+	for _, k := range sortedKeys(rep.Skipped) {
+		fmt.Fprintf(w, "| %s | skipped: %s |\n", k, rep.Skipped[k])
+	}
+	fmt.Fprintf(w, "\nrestarts %d; read-only starts: %s\n", rep.Restarts, kv(rep.ReadOnlyRuns))
+	fmt.Fprintf(w, "acknowledged prompts %d; follow-up actions acknowledged: %s; prompts the agents received %d\n",
+		rep.Prompts, kv(rep.Actions), rep.AgentTurns)
+	fmt.Fprintf(w, "pending retries fired %d (lateness p50 %v, p99 %v, max %v; %d due on a full disk not held to the tolerance), caught mid-dispatch %d, superseded %d\n\n",
+		rep.Retries, Percentile(rep.Lateness, 0.5).Round(time.Millisecond), Percentile(rep.Lateness, 0.99).Round(time.Millisecond),
+		Percentile(rep.Lateness, 1).Round(time.Millisecond), rep.DiskDelayed, rep.Interrupted, rep.Superseded)
+	if len(rep.Violations) == 0 {
+		fmt.Fprintf(w, "violations: none\n")
+		return
+	}
+	byKind := map[string]int{}
+	for _, v := range rep.Violations {
+		byKind[v.Kind]++
+	}
+	fmt.Fprintf(w, "violations: %d (%s)\n\n", len(rep.Violations), kv(byKind))
+	for _, v := range rep.Violations {
+		fmt.Fprintf(w, "- %s\n", v)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func kv(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
