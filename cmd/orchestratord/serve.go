@@ -175,7 +175,15 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	defer func() { _ = agents.Close() }()
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "orchestratord_store_writable",
+			Help: "1 while the store's last write succeeded, 0 while writes fail (disk full, read-only)"},
+			func() float64 {
+				if db.WriteHealth().Writable {
+					return 1
+				}
+				return 0
+			}))
 	svc, err := orchestrator.New(orchestrator.Config{
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
 		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
