@@ -62,6 +62,9 @@ func FuzzClassify(f *testing.F) {
 		if len(trace) == 0 || trace[len(trace)-1].Matched != (c.RuleID != ruleUnclassified) {
 			t.Fatalf("trace does not end at the result")
 		}
+		if _, x := Explain(ev, now); x.RuleID != c.RuleID || x.Span != nil && (x.Span[0] < 0 || x.Span[0] > x.Span[1] || x.Span[1] > len(x.Text)) {
+			t.Fatalf("explanation %+v does not fit %s", x, c.RuleID)
+		}
 		if c.Model != "" && (!validModel(c.Model) || Sanitize(c.Model) != c.Model) {
 			t.Fatalf("implausible model %q", c.Model)
 		}
@@ -78,21 +81,25 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// fuzzSeeds are the corpus texts.
+// fuzzSeeds are the corpus and catalogue texts.
 func fuzzSeeds(f *testing.F) []string {
-	fh, err := os.Open(filepath.Join("testdata", "provider-errors.jsonl"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer fh.Close()
+	files, _ := filepath.Glob(filepath.Join("testdata", "catalogue", "*.jsonl"))
+	files = append([]string{filepath.Join("testdata", "provider-errors.jsonl")}, files...)
 	var out []string
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var l struct{ Text string }
-		if json.Unmarshal(sc.Bytes(), &l) == nil && strings.TrimSpace(l.Text) != "" {
-			out = append(out, l.Text)
+	for _, path := range files {
+		fh, err := os.Open(path)
+		if err != nil {
+			f.Fatal(err)
 		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			var l struct{ Text string }
+			if json.Unmarshal(sc.Bytes(), &l) == nil && strings.TrimSpace(l.Text) != "" {
+				out = append(out, l.Text)
+			}
+		}
+		fh.Close()
 	}
 	return out
 }
