@@ -2,6 +2,8 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +93,70 @@ func TestNewPromptTakesTheParkedNoticeAwayAtOnce(t *testing.T) {
 	assert.Equal(t, notice[0].ID, deleted.MessageID)
 	assert.Empty(t, byRole(h.messages(sid), "status"))
 	assert.Equal(t, "end_turn", f.until(isTurnDone).StopReason)
+}
+
+// failRetryStartStore refuses the turn.started of a retry's attempt, as a
+// disk that filled between the claim and the launch does.
+type failRetryStartStore struct {
+	Store
+}
+
+func (s failRetryStartStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if w.Event.Type == "session.turn.started" && strings.Contains(string(w.Event.Payload), `"retry":1`) {
+		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+	}
+	return s.Store.AppendEvent(ctx, w)
+}
+
+// A retry that was claimed but whose attempt could not start ends with the
+// could-not-save banner; it is never left dispatching with nothing running
+// (found by the fault suite, test/chaos seed 103: a full disk at the fire).
+func TestClaimedRetryThatCannotStartShowsTheBanner(t *testing.T) {
+	h := newHarness(t)
+	h.stop()
+	h.start(func(c *Config) { c.Store = failRetryStartStore{Store: h.db} })
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/overloaded:1 cannot start", nil)
+	sid := v.Sessions[0].ID
+	call, err := trap.Wait(h.ctx)
+	require.NoError(t, err)
+	call.MustRelease(h.ctx)
+	f.until(isNotice)
+	h.clock.Advance(call.Duration).MustWait(h.ctx)
+	b := f.until(isBanner)
+	assert.Equal(t, kindStoreFailed, b.Message.Metadata["reason"])
+	f.until(isState(store.SessionFailed))
+	_, pending := h.pending(sid)
+	assert.False(t, pending, "no retry is left dispatching")
+}
+
+// failClaimStore cannot save a retry's claim, as a full disk at its fire.
+type failClaimStore struct {
+	Store
+}
+
+func (s failClaimStore) ClaimPendingRetry(context.Context, string, int64, int) (bool, error) {
+	return false, fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+}
+
+// A due retry whose claim cannot be saved ends with the could-not-save
+// banner instead of sitting pending with no timer forever (found by the
+// fault suite, test/chaos seed 1005).
+func TestRetryWhoseClaimCannotBeSavedShowsTheBanner(t *testing.T) {
+	h := newHarness(t)
+	h.stop()
+	h.start(func(c *Config) { c.Store = failClaimStore{Store: h.db} })
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/overloaded:1 claim me", nil)
+	call, err := trap.Wait(h.ctx)
+	require.NoError(t, err)
+	call.MustRelease(h.ctx)
+	f.until(isNotice)
+	h.clock.Advance(call.Duration).MustWait(h.ctx)
+	b := f.until(isBanner)
+	assert.Equal(t, kindStoreFailed, b.Message.Metadata["reason"])
+	f.until(isState(store.SessionFailed))
+	assert.Empty(t, byRole(h.messages(v.Sessions[0].ID), "user")[1:], "nothing was re-sent")
 }

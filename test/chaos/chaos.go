@@ -98,6 +98,7 @@ const (
 	VRetryLost      = "retry-lost"       // a pending retry never fired, nor became a banner
 	VStuckRunning   = "stuck-running"    // a session RUNNING/STARTING after the round settled
 	VStuckPending   = "stuck-pending"    // a retry still pending after the round settled
+	VStaleRetryRow  = "stale-retry-row"  // a retry row left dispatching while nothing runs
 	VSecretDB       = "secret-in-db"     // a planted secret in a database row
 	VSecretEvents   = "secret-in-events" // a planted secret in a replayed event
 	VSecretLog      = "secret-in-log"    // a planted secret in the daemon's log
@@ -122,6 +123,19 @@ type Report struct {
 	Restarts     int
 	ReadOnlyRuns map[string]int // what a start on a read-only data dir did
 	Duration     time.Duration
+	Load         [2]string // /proc/loadavg at the start and at the end
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // Run runs one round per seed against a fresh data dir and reports. Its
@@ -192,6 +206,11 @@ type session struct {
 	seed       int64
 	acked      []string // prompts the daemon answered OK, in order
 	actions    []action // acknowledged actions that supersede a pending retry
+
+	// What the last check saw, so an untouched session is not read again.
+	checkedInc  int
+	checkedSeq  int64
+	interrupted []time.Time // interrupted_retry banners seen in its events
 }
 
 type action struct {
@@ -201,7 +220,7 @@ type action struct {
 
 func newRunner(ctx context.Context, cfg Config) (*runner, error) {
 	r := &runner{cfg: cfg, rep: &Report{Faults: map[string]int{}, Skipped: map[string]string{}, Actions: map[string]int{},
-		ReadOnlyRuns: map[string]int{}}, seen: map[string]bool{}}
+		ReadOnlyRuns: map[string]int{}, Load: [2]string{loadavg()}}, seen: map[string]bool{}}
 	r.base = cfg.WorkDir
 	if r.base == "" {
 		dir, err := os.MkdirTemp("", "orchestratord-chaos-")
@@ -356,6 +375,7 @@ func (r *runner) violate(round int, seed int64, kind, key, detail string) {
 func (r *runner) report(began time.Time) *Report {
 	sort.Slice(r.rep.Lateness, func(i, j int) bool { return r.rep.Lateness[i] < r.rep.Lateness[j] })
 	r.rep.Duration = time.Since(began)
+	r.rep.Load[1] = loadavg()
 	return r.rep
 }
 

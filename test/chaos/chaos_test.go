@@ -37,6 +37,9 @@ var knownOpen = map[string]string{
 	chaos.VSecretLog:    "issue 10 #3: the daemon's own token in the 'agent turn failed' excerpt",
 	chaos.VStuckRunning: "issue 10 #2: a full disk when a turn ends leaves the session RUNNING",
 	chaos.VStuckPending: "issue 10 #2: a retry whose claim failed on a full disk is never fired again",
+	// issue 10 #2: after a full disk the session shows its banner, but the
+	// retry row it could not delete still says dispatching.
+	chaos.VStaleRetryRow: "issue 10 #2: the retry row a full disk kept from being deleted",
 }
 
 func TestChaosShort(t *testing.T) {

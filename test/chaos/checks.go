@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,7 +100,14 @@ func (r *runner) settle(ctx context.Context, round int, seed int64) {
 			pause(ctx, 200*time.Millisecond)
 			continue
 		}
-		busy := len(pending) > 0
+		busy := false
+		for id, st := range pending {
+			// A dispatching row of a session that runs nothing is left over
+			// (check reports it); it will not move by itself.
+			if st == "pending" || states[id].State == stateRunning || states[id].State == stateStarting {
+				busy = true
+			}
+		}
 		for id, st := range states {
 			if st.State == stateRunning || st.State == stateStarting {
 				busy = true
@@ -127,7 +135,9 @@ func (r *runner) settle(ctx context.Context, round int, seed int64) {
 		}
 	}
 	for id, st := range pending {
-		r.violate(round, seed, VStuckPending, id, fmt.Sprintf("session %s still has a %s retry, no progress for %v", id, st, r.cfg.StallTimeout))
+		if st == "pending" {
+			r.violate(round, seed, VStuckPending, id, fmt.Sprintf("session %s still has a pending retry, no progress for %v", id, r.cfg.StallTimeout))
+		}
 	}
 }
 
@@ -178,13 +188,27 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 	if err != nil {
 		return fmt.Errorf("pending retries: %w", err)
 	}
+	states, err := r.states(ctx)
+	if err != nil {
+		return fmt.Errorf("task.list: %w", err)
+	}
 	for _, s := range sessions {
+		for _, at := range s.interrupted {
+			interrupted[s.id] = append(interrupted[s.id], at)
+		}
+		if _, busy := pending[s.id]; !busy && s.checkedInc == r.inc && s.checkedSeq == states[s.id].LastSeq {
+			continue // nothing happened to it since its last check
+		}
 		snap, err := r.subscribe(ctx, s, nil)
 		if err != nil {
 			return fmt.Errorf("snapshot of %s: %w", s.id, err)
 		}
-		_, stuck := pending[s.id] // stuck-pending says so already
+		row, stuck := pending[s.id] // stuck-pending says so already
 		r.checkHistory(round, seed, s, snap, stuck)
+		if row == "dispatching" && snap.Session.State != stateRunning && snap.Session.State != stateStarting {
+			r.violate(round, seed, VStaleRetryRow, s.id, fmt.Sprintf("session %s (%s) runs nothing, yet its retry row says dispatching: "+
+				"the next start will call it interrupted", s.id, snap.Session.State))
+		}
 		zero := int64(0)
 		replay, err := r.subscribe(ctx, s, &zero)
 		if err != nil {
@@ -211,11 +235,13 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 						fmt.Sprintf("session %s: %d retry notices in one chain (seq %d: %q)", s.id, len(chain), e.Seq, body.Message.Text))
 				}
 			case "recovery":
-				if body.Message.Metadata["reason"] == "interrupted_retry" {
+				if body.Message.Metadata["reason"] == "interrupted_retry" && !slices.Contains(s.interrupted, e.At) {
+					s.interrupted = append(s.interrupted, e.At)
 					interrupted[s.id] = append(interrupted[s.id], e.At)
 				}
 			}
 		}
+		s.checkedInc, s.checkedSeq = r.inc, states[s.id].LastSeq
 		if kinds := found(r.secrets, eventsOf(replay)); len(kinds) > 0 {
 			r.violate(round, seed, VSecretEvents, s.id, fmt.Sprintf("session %s replays %s from seq 0", s.id, strings.Join(kinds, ", ")))
 		}
@@ -339,12 +365,34 @@ func retryEvents(logs []string) map[string][]logEvent {
 			default:
 				continue
 			}
+			if msg == "pending retry re-armed" {
+				// Measured from when the restarted daemon is up: its start-up
+				// writes come before the first claim.
+				if up := listening(l); up.After(parseTime(m["ts"])) {
+					m["ts"] = float64(up.UnixNano()) / 1e9
+				}
+			}
 			id, _ := m["session_id"].(string)
 			att, _ := m["attempt"].(float64)
 			out[id] = append(out[id], logEvent{msg: msg, inc: inc + 1, ts: parseTime(m["ts"]), attempt: int(att), retryAt: parseTime(m["retry_at"])})
 		}
 	}
 	return out
+}
+
+// listening is when an incarnation's daemon started serving (its
+// "orchestratord listening" line), zero when it never did.
+func listening(log string) time.Time {
+	for _, line := range strings.Split(log, "\n") {
+		if !strings.Contains(line, "orchestratord listening") {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			return parseTime(m["ts"])
+		}
+	}
+	return time.Time{}
 }
 
 // pendingRetry is one scheduled retry followed through the logs.

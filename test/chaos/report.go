@@ -19,7 +19,8 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 
 // Write prints the report as Markdown.
 func (rep *Report) Write(w io.Writer) {
-	fmt.Fprintf(w, "## chaos: %d rounds in %v\n\n", rep.Rounds, rep.Duration.Round(time.Second))
+	fmt.Fprintf(w, "## chaos: %d rounds in %v (load average %s at the start, %s at the end)\n\n",
+		rep.Rounds, rep.Duration.Round(time.Second), rep.Load[0], rep.Load[1])
 	fmt.Fprintf(w, "| fault | injected |\n|---|---:|\n")
 	for _, k := range sortedKeys(rep.Faults) {
 		fmt.Fprintf(w, "| %s | %d |\n", k, rep.Faults[k])
