@@ -87,23 +87,24 @@ func (v Violation) String() string {
 
 // Violation kinds.
 const (
-	VLostPrompt     = "lost-prompt"      // an acknowledged prompt is not in the history
-	VDupHistory     = "dup-in-history"   // a prompt is in the daemon's history twice
-	VDupAgentTurn   = "dup-agent-turn"   // an agent session received a user turn twice
-	VNoticePerChain = "notices-in-chain" // a chain showed more than one retry notice
-	VStaleNotice    = "stale-notice"     // a retry notice left with nothing pending
-	VRetryEarly     = "retry-early"      // fired before retry_at
-	VRetryLate      = "retry-late"       // fired more than FireTolerance after it was due
-	VRetryTwice     = "retry-twice"      // one pending retry fired twice
-	VRetryLost      = "retry-lost"       // a pending retry never fired, nor became a banner
-	VStuckRunning   = "stuck-running"    // a session RUNNING/STARTING after the round settled
-	VStuckPending   = "stuck-pending"    // a retry still pending after the round settled
-	VStaleRetryRow  = "stale-retry-row"  // a retry row left dispatching while nothing runs
-	VSecretDB       = "secret-in-db"     // a planted secret in a database row
-	VSecretEvents   = "secret-in-events" // a planted secret in a replayed event
-	VSecretLog      = "secret-in-log"    // a planted secret in the daemon's log
-	VDaemonStart    = "daemon-start"     // the daemon did not start on a healthy data dir
-	VReadOnlyAck    = "read-only-ack"    // a prompt acknowledged on a read-only data dir
+	VLostPrompt      = "lost-prompt"       // an acknowledged prompt is not in the history
+	VDupHistory      = "dup-in-history"    // a prompt is in the daemon's history twice
+	VDupAgentTurn    = "dup-agent-turn"    // an agent session received a user turn twice
+	VNoticePerChain  = "notices-in-chain"  // a chain showed more than one retry notice
+	VStaleNotice     = "stale-notice"      // a retry notice left with nothing pending
+	VRetryEarly      = "retry-early"       // fired before retry_at
+	VRetryLate       = "retry-late"        // fired more than FireTolerance after it was due
+	VRetryTwice      = "retry-twice"       // one pending retry fired twice
+	VRetryLost       = "retry-lost"        // a pending retry never fired, nor became a banner
+	VStuckRunning    = "stuck-running"     // a session RUNNING/STARTING after the round settled
+	VStuckPending    = "stuck-pending"     // a retry still pending after the round settled
+	VStaleRetryRow   = "stale-retry-row"   // a retry row left dispatching while nothing runs
+	VSecretDB        = "secret-in-db"      // a planted secret in a database row
+	VSecretEvents    = "secret-in-events"  // a planted secret in a replayed event
+	VSecretLog       = "secret-in-log"     // a planted secret in the daemon's log
+	VDaemonStart     = "daemon-start"      // the daemon did not start on a healthy data dir
+	VReadOnlyAck     = "read-only-ack"     // a prompt acknowledged on a read-only data dir
+	VReadOnlyUnclear = "read-only-unclear" // refused a read-only data dir without naming the cause
 )
 
 // Report is what a run found.
@@ -117,7 +118,7 @@ type Report struct {
 	AgentTurns   int             // prompts the agents received
 	Retries      int             // pending retries whose firing was checked
 	Lateness     []time.Duration // of every retry that fired, sorted
-	Interrupted  int             // pending retries caught mid-dispatch (banners)
+	Interrupted  int             // retries a kill caught mid-dispatch ("interrupted" banners)
 	DiskDelayed  int             // retries due while the disk was full, not held to FireTolerance
 	Superseded   int             // pending retries the user superseded
 	Restarts     int
@@ -210,7 +211,8 @@ type session struct {
 	// What the last check saw, so an untouched session is not read again.
 	checkedInc  int
 	checkedSeq  int64
-	interrupted []time.Time // interrupted_retry banners seen in its events
+	banners     []time.Time // recovery banners seen in its events, when added
+	interrupted int         // of them "interrupted" ones
 }
 
 type action struct {

@@ -18,6 +18,7 @@ import (
 const (
 	stateRunning  = "RUNNING"
 	stateStarting = "STARTING"
+	stateFailed   = "FAILED"
 )
 
 type taskList struct {
@@ -104,7 +105,7 @@ func (r *runner) settle(ctx context.Context, round int, seed int64) {
 		for id, st := range pending {
 			// A dispatching row of a session that runs nothing is left over
 			// (check reports it); it will not move by itself.
-			if st == "pending" || states[id].State == stateRunning || states[id].State == stateStarting {
+			if live(st, states[id].State) {
 				busy = true
 			}
 		}
@@ -135,10 +136,23 @@ func (r *runner) settle(ctx context.Context, round int, seed int64) {
 		}
 	}
 	for id, st := range pending {
-		if st == "pending" {
+		if live(st, states[id].State) {
 			r.violate(round, seed, VStuckPending, id, fmt.Sprintf("session %s still has a pending retry, no progress for %v", id, r.cfg.StallTimeout))
 		}
 	}
+}
+
+// live reports whether a retry row can still move by itself: pending
+// beside a session that is not FAILED (a banner), or dispatching beside a
+// running one. Any other row is left over (stale-retry-row).
+func live(row, state string) bool {
+	switch row {
+	case "pending":
+		return state != stateFailed
+	case "dispatching":
+		return state == stateRunning || state == stateStarting
+	}
+	return false
 }
 
 // wireEvent is a replayed session event.
@@ -183,7 +197,8 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 	r.mu.Lock()
 	sessions := append([]*session(nil), r.sessions...)
 	r.mu.Unlock()
-	interrupted := map[string][]time.Time{} // session → when an interrupted_retry banner was added
+	banners := map[string][]time.Time{} // session → when a recovery banner was added
+	interrupted := 0                    // of them "interrupted" (a kill caught a retry mid-dispatch)
 	pending, err := r.pendingRetries(ctx)
 	if err != nil {
 		return fmt.Errorf("pending retries: %w", err)
@@ -193,9 +208,8 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 		return fmt.Errorf("task.list: %w", err)
 	}
 	for _, s := range sessions {
-		for _, at := range s.interrupted {
-			interrupted[s.id] = append(interrupted[s.id], at)
-		}
+		banners[s.id] = append(banners[s.id], s.banners...)
+		interrupted += s.interrupted
 		if _, busy := pending[s.id]; !busy && s.checkedInc == r.inc && s.checkedSeq == states[s.id].LastSeq {
 			continue // nothing happened to it since its last check
 		}
@@ -203,11 +217,11 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 		if err != nil {
 			return fmt.Errorf("snapshot of %s: %w", s.id, err)
 		}
-		row, stuck := pending[s.id] // stuck-pending says so already
+		row, stuck := pending[s.id] // stuck-pending or stale-retry-row say so
 		r.checkHistory(round, seed, s, snap, stuck)
-		if row == "dispatching" && snap.Session.State != stateRunning && snap.Session.State != stateStarting {
-			r.violate(round, seed, VStaleRetryRow, s.id, fmt.Sprintf("session %s (%s) runs nothing, yet its retry row says dispatching: "+
-				"the next start will call it interrupted", s.id, snap.Session.State))
+		if stuck && !live(row, snap.Session.State) {
+			r.violate(round, seed, VStaleRetryRow, s.id, fmt.Sprintf("session %s (%s) shows its outcome, yet its retry row says %s: "+
+				"the next start will act on it", s.id, snap.Session.State, row))
 		}
 		zero := int64(0)
 		replay, err := r.subscribe(ctx, s, &zero)
@@ -235,9 +249,12 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 						fmt.Sprintf("session %s: %d retry notices in one chain (seq %d: %q)", s.id, len(chain), e.Seq, body.Message.Text))
 				}
 			case "recovery":
-				if body.Message.Metadata["reason"] == "interrupted_retry" && !slices.Contains(s.interrupted, e.At) {
-					s.interrupted = append(s.interrupted, e.At)
-					interrupted[s.id] = append(interrupted[s.id], e.At)
+				if !slices.Contains(s.banners, e.At) {
+					s.banners = append(s.banners, e.At)
+					banners[s.id] = append(banners[s.id], e.At)
+					if body.Message.Metadata["reason"] == "interrupted_retry" {
+						s.interrupted++
+					}
 				}
 			}
 		}
@@ -249,7 +266,8 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 	if err := r.checkAgentTurns(round, seed); err != nil {
 		return err
 	}
-	r.checkRetries(round, seed, interrupted)
+	r.rep.Interrupted = interrupted
+	r.checkRetries(round, seed, banners)
 	hits, err := scanDB(ctx, r.dataDir, r.secrets)
 	if err != nil {
 		r.cfg.Logf("secret scan: %v", err)
@@ -405,8 +423,8 @@ type pendingRetry struct {
 
 // checkRetries: every scheduled retry fired once, on time; or was caught
 // mid-dispatch (an interrupted banner), or superseded by the user.
-func (r *runner) checkRetries(round int, seed int64, interrupted map[string][]time.Time) {
-	r.rep.Retries, r.rep.Interrupted, r.rep.Superseded, r.rep.DiskDelayed, r.rep.Lateness = 0, 0, 0, 0, nil
+func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.Time) {
+	r.rep.Retries, r.rep.Superseded, r.rep.DiskDelayed, r.rep.Lateness = 0, 0, 0, nil
 	tol := r.cfg.FireTolerance
 	actions := map[string][]action{}
 	r.mu.Lock()
@@ -425,14 +443,13 @@ func (r *runner) checkRetries(round int, seed int64, interrupted map[string][]ti
 					return
 				}
 			}
-			for _, at := range interrupted[id] {
+			for _, at := range banners[id] {
 				if !at.Before(p.sched) {
-					r.rep.Interrupted++
-					return
+					return // it became a banner (caught mid-dispatch, could not be saved…), nothing re-sent
 				}
 			}
 			r.violate(round, seed, VRetryLost, fmt.Sprintf("%s|%d|%s", id, p.attempt, p.sched),
-				fmt.Sprintf("session %s: retry %d due %s never fired, was not superseded and left no banner",
+				fmt.Sprintf("session %s: retry %d due %s never fired, was not superseded and became no banner",
 					id, p.attempt, p.retryAt.UTC().Format(time.RFC3339Nano)))
 		}
 		for i := range evs {

@@ -112,6 +112,10 @@ func (r *runner) readOnly(ctx context.Context, round int, seed int64, st step) e
 	case errors.Is(err, daemontest.ErrExited):
 		r.rep.ReadOnlyRuns["refused to start"]++
 		r.deadLogs = append(r.deadLogs, d.Logs())
+		if !strings.Contains(strings.ToLower(d.Logs()), "read-only") {
+			r.violate(round, seed, VReadOnlyUnclear, fmt.Sprint(len(r.deadLogs)),
+				"the daemon refused a read-only data dir without saying so:\n"+daemontest.Tail(d.Logs(), 5))
+		}
 	case err != nil:
 		r.rep.ReadOnlyRuns["start error"]++
 		if d != nil {

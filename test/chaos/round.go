@@ -20,6 +20,7 @@ type step struct {
 	target int    // index into the round's sessions
 	prompt string
 	hold   time.Duration // faults: downtime / how long the fault lasts
+	atFire bool          // daemon-kill: wait for the next retry to fire, then kill (mid-dispatch)
 }
 
 // scenarios are the mock prompts a round draws from, with their weights.
@@ -83,11 +84,15 @@ func plan(rng *rand.Rand, faults []string, round int, seed int64) (creates []str
 	at := time.Duration(rng.Int64N(int64(window)))
 	switch fault {
 	case FaultDaemonKill:
+		first := len(steps)
 		steps = append(steps, step{at: at, kind: fault, hold: time.Duration(rng.IntN(800)) * time.Millisecond})
 		if rng.IntN(3) == 0 { // a second kill, often while the first restart's retries are due
 			steps = append(steps, step{at: at + time.Duration(300+rng.IntN(1200))*time.Millisecond, kind: fault,
 				hold: time.Duration(rng.IntN(400)) * time.Millisecond})
 		}
+		// Drawn last, so the rest of the plan is what it was before this
+		// existed: the first kill lands just as a retry is claimed.
+		steps[first].atFire = rng.IntN(2) == 0
 	case FaultAgentKill:
 		steps = append(steps, step{at: at, kind: fault, target: rng.IntN(1 << 20)})
 		if rng.IntN(2) == 0 {
@@ -119,6 +124,9 @@ func Describe(seed int64, faults []string) string {
 	}
 	for _, st := range steps {
 		fmt.Fprintf(&b, " %v:%s", st.at.Round(time.Millisecond), st.kind)
+		if st.atFire {
+			b.WriteString("@fire")
+		}
 	}
 	return b.String()
 }
@@ -149,8 +157,16 @@ func (r *runner) round(ctx context.Context, round int, seed int64) error {
 		}
 		switch st.kind {
 		case FaultDaemonKill:
+			kind := FaultDaemonKill
+			if st.atFire {
+				if r.waitFire(ctx, 3*time.Second) {
+					kind = FaultDaemonKill + " (as a retry fired)"
+				} else {
+					kind = FaultDaemonKill + " (no retry fired within 3s)"
+				}
+			}
 			r.kill()
-			r.rep.Faults[FaultDaemonKill]++
+			r.rep.Faults[kind]++
 			pause(ctx, st.hold)
 			if err := r.restart(ctx); err != nil {
 				r.violate(round, seed, VDaemonStart, fmt.Sprint(r.inc), err.Error())
@@ -205,6 +221,21 @@ func (r *runner) round(ctx context.Context, round int, seed int64) error {
 	r.cfg.Logf("round %d (seed %d): steps %v, settle %v, checks %v", round, seed,
 		acted.Sub(began).Round(time.Millisecond), settled.Sub(acted).Round(time.Millisecond), time.Since(settled).Round(time.Millisecond))
 	return err
+}
+
+// waitFire polls the daemon's log until its next "retry firing" line
+// (the claim is saved, the attempt starting), bounded by d.
+func (r *runner) waitFire(ctx context.Context, d time.Duration) bool {
+	count := func() int { return strings.Count(r.d.Logs(), `"msg":"retry firing"`) }
+	before := count()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if count() > before {
+			return true
+		}
+		pause(ctx, 2*time.Millisecond)
+	}
+	return false
 }
 
 // ensureUp restarts a daemon that a fault left down (a failed restart).
