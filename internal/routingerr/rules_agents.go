@@ -13,7 +13,7 @@ import "strings"
 // Qwen's context compression.
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
-	"; retrying after ", "; retrying ", "limit reached, now using", "continuing with extra usage"}
+	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage"}
 
 var agentRules = []rule{
 	{id: "agent.own_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
@@ -95,7 +95,7 @@ var quotaRules = []rule{
 		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credit",
 			"arrearage", "account is in good standing", "extra usage is required", "usage not included",
 			"insufficient balance", "exceeded_current_quota", "requires more credits", "out of credits", "run out of credit",
-			"billing is not enabled", "billing_not_active"}},
+			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
 	// quota).") is Gemini's per-minute limit or Vertex's shared capacity.
 	{id: "google.resource_exhausted_bare.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
@@ -114,6 +114,11 @@ var sharedRules = []rule{
 			"context length exceeded", "input too long"}},
 	{id: "generic.attachment.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf too large", "pdf is password protected", "pdf pages may be provided", "image was too large", "image exceeds"}},
+	// Claude Code: "Claude's response exceeded the 32000 output token
+	// maximum", "Request rejected as unprocessable by the model (too many or
+	// oversized images, or unsupported parameters)".
+	{id: "claude_code.output_or_unprocessable.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"output token maximum", "rejected as unprocessable"}},
 	{id: "generic.structured_output.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.7,
 		any: []string{"error_max_structured_output_retries", "failed to provide valid structured output"}},
 	// The turn or budget limit the user set (claude -p --max-turns,
@@ -135,7 +140,8 @@ var sharedRules = []rule{
 	{id: "generic.config_words.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",
 			"native binary not found", "cwd` must be an absolute path", "does not exist on the machine running the agent",
-			"cwd` is not a directory", "missing environment variable"}},
+			"cwd` is not a directory", "missing environment variable", "sign in to network or proxy",
+			"executable not found"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied"}},
 

@@ -147,6 +147,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{status(503, "upstream connect error or disconnect/reset before headers. reset reason: connection termination")},
 		neg: []Evidence{txt("upstream merged")},
 	},
+	"claude_code.output_or_unprocessable.v1": {
+		pos: []Evidence{txt("API Error: Claude's response exceeded the 32000 output token maximum.")},
+		neg: []Evidence{txt("output tokens: 32000 maximum"), txt("unprocessable")},
+	},
 	"claude_code.repeated_overload.v1": {
 		pos: []Evidence{txt("API Error: Repeated server overload with Opus model")},
 		neg: []Evidence{txt("server overload protection")},

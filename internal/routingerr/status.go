@@ -7,7 +7,7 @@ var statusMarkers = []string{
 	"api error: ", "api error (", "http/1.1 ", "http/1.0 ", "http/2 ", "http/2.0 ",
 	"status: ", "status code: ", "status code ", "unexpected status ", "status=",
 	`"code":`, `"status":`, `"status_code":`, `"statuscode":`, `"api_error_status":`,
-	"request rejected (", "error code: ", "error: http ",
+	"request rejected (", "error code: ", "error: http ", "api error (status ",
 }
 
 // httpStatus returns the effective HTTP status and its offset in raw. A
