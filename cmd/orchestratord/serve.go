@@ -25,6 +25,7 @@ import (
 	"github.com/orchestratord/orchestratord/internal/datadir"
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
 	"github.com/orchestratord/orchestratord/internal/orchestrator"
+	"github.com/orchestratord/orchestratord/internal/routingerr"
 	"github.com/orchestratord/orchestratord/internal/store"
 	"github.com/orchestratord/orchestratord/internal/wsapi"
 	"github.com/orchestratord/orchestratord/web"
@@ -93,7 +94,7 @@ func newLogger(format, level string) (*zap.Logger, error) {
 	}
 	cfg.Level = zap.NewAtomicLevelAt(lvl)
 	cfg.OutputPaths = []string{"stderr"}
-	return cfg.Build()
+	return cfg.Build(zap.WrapCore(redactLogs))
 }
 
 func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
@@ -168,6 +169,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	routingerr.RegisterSecret(token) // redacted wherever it would be stored, sent or logged
 	agents, err := lifecycle.NewManager(lifecycle.Config{Logger: log.Named("lifecycle")})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -191,10 +192,16 @@ func checkDir(dir string) error {
 	return nil
 }
 
-// processEnv is os.Environ, then the profile's env, then the request's:
-// later entries win (os/exec keeps the last duplicate).
+// daemonEnvPrefix names the daemon's own variables (its flags, among them
+// ORCHESTRATORD_TOKEN): an agent never inherits them.
+const daemonEnvPrefix = "ORCHESTRATORD_"
+
+// processEnv is os.Environ without the daemon's own variables, then the
+// profile's env, then the request's: later entries win (os/exec keeps the
+// last duplicate). A profile or request may still set an ORCHESTRATORD_
+// variable on purpose (the task and session ids).
 func processEnv(req StartRequest) []string {
-	env := os.Environ()
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, daemonEnvPrefix) })
 	for _, m := range []map[string]string{req.Profile.Env, req.Env} {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			env = append(env, k+"="+m[k])

@@ -1,11 +1,13 @@
 package lifecycle
 
 import (
-	"github.com/stretchr/testify/assert"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestTailBufferKeepsTheEnd(t *testing.T) {
@@ -70,4 +72,28 @@ func TestReplayJoinsChunksPerMessage(t *testing.T) {
 		c.collectReplay(update(u.user, u.id, u.text))
 	}
 	assert.Equal(t, []string{"hello", "second", "no ids"}, c.endLoad())
+}
+
+// TestProcessEnvDropsDaemonVariables: an agent never sees the daemon's own
+// settings, above all its access token; what the profile and the request
+// set on purpose still reaches it.
+func TestProcessEnvDropsDaemonVariables(t *testing.T) {
+	t.Setenv("ORCHESTRATORD_TOKEN", "daemon-secret-token-123")
+	t.Setenv("ORCHESTRATORD_DATA_DIR", "/srv/orchestratord")
+	t.Setenv("LIFECYCLE_TEST_KEEP", "kept")
+	env := processEnv(StartRequest{
+		Profile: Profile{Env: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "0"}},
+		Env:     map[string]string{"ORCHESTRATORD_TASK_ID": "t1"},
+	})
+	joined := strings.Join(env, "\n")
+	for _, leak := range []string{"daemon-secret-token-123", "ORCHESTRATORD_TOKEN", "ORCHESTRATORD_DATA_DIR"} {
+		if strings.Contains(joined, leak) {
+			t.Errorf("agent environment holds %q", leak)
+		}
+	}
+	for _, want := range []string{"LIFECYCLE_TEST_KEEP=kept", "CLAUDE_CODE_MAX_RETRIES=0", "ORCHESTRATORD_TASK_ID=t1"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("agent environment lacks %q", want)
+		}
+	}
 }

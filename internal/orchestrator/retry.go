@@ -51,6 +51,10 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 	// The execution record is written after the notice or banner: the user
 	// hears first (notice first, issue 13).
 	defer s.saveExecution(rt, t, ev, c)
+	if c.OutputIsError {
+		delete(t.streams, "agent") // never shown: the notice or banner says it instead
+	}
+	s.flushStreamsLocked(rt, t)
 	if c.OutputIsError && t.agentMsg != "" {
 		// The agent streamed its error line as if it were a reply; the
 		// notice or banner says it in plain words instead.
@@ -99,7 +103,7 @@ func (s *Service) markInterruptedLocked(rt *sessionRT, t *turn) {
 }
 
 func (s *Service) saveExecution(rt *sessionRT, t *turn, ev routingerr.Evidence, c routingerr.Classification) {
-	evJSON, _ := jsonOf(ev)
+	evJSON, _ := jsonOf(routingerr.SanitizeEvidence(ev))
 	cJSON, _ := jsonOf(c)
 	now := s.now()
 	_ = s.store.SaveExecution(s.storeCtx(), store.Execution{

@@ -191,9 +191,9 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	if err := validateGateDeadline(req.GateDeadline); err != nil {
 		return TaskView{}, err
 	}
-	title := strings.TrimSpace(req.Title)
+	title := routingerr.Sanitize(strings.TrimSpace(req.Title))
 	if title == "" {
-		title = defaultTitle(req.Prompt)
+		title = defaultTitle(routingerr.Sanitize(req.Prompt)) // sanitised whole: a cut key would not look like one
 	}
 	if len(title) > 200 {
 		return TaskView{}, fmt.Errorf("%w: title is longer than 200 bytes", ErrValidation)

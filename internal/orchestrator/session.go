@@ -11,6 +11,7 @@ import (
 	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
+	"github.com/orchestratord/orchestratord/internal/routingerr"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
@@ -159,6 +160,13 @@ func (s *Service) emitLocked(rt *sessionRT, action string, body map[string]any, 
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", action, err)
 	}
+	if r := c.retry; r != nil && r.Prompt != "" {
+		// Persisted sanitised like the chat's copy; the armed retry keeps
+		// the prompt as typed in memory.
+		persisted := *r
+		persisted.Prompt = routingerr.Sanitize(r.Prompt)
+		c.retry = &persisted
+	}
 	w := store.EventWrite{
 		Event:         store.Event{SessionID: next.ID, Seq: next.LastSeq, Type: action, Payload: payload, At: now},
 		UpsertMessage: c.upsert,
@@ -225,6 +233,7 @@ func (s *Service) addMessageWithLocked(rt *sessionRT, m store.Message, c change)
 	m.SessionID = rt.sess.ID
 	m.Seq = rt.sess.LastSeq + 1
 	m.CreatedAt, m.UpdatedAt = now, now
+	sanitizeMessage(&m)
 	c.upsert = &m
 	return s.emitLocked(rt, "session.message.added", map[string]any{"message": m}, c)
 }
@@ -237,6 +246,7 @@ func (s *Service) replaceMessageLocked(rt *sessionRT, m store.Message) error {
 func (s *Service) replaceMessageWithLocked(rt *sessionRT, m store.Message, c change) error {
 	m.SessionID = rt.sess.ID
 	m.UpdatedAt = s.now()
+	sanitizeMessage(&m)
 	c.upsert = &m
 	return s.emitLocked(rt, "session.message.updated", map[string]any{"message": m}, c)
 }

@@ -39,6 +39,8 @@ type turn struct {
 	answered  bool   // the probe proved the provider answers
 	probeText string // its streamed text so far, capped
 	storeErr  error  // an event of this turn could not be saved (storefault.go)
+	// streams sanitise the streamed agent and thought text (redact.go).
+	streams map[string]*redactor
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -74,7 +76,9 @@ func (s *Service) startUserTurn(rt *sessionRT, text string) error {
 	next := rt.sess
 	next.Generation++
 	turnID := uuid.NewString()
-	m := store.Message{ID: uuid.NewString(), TurnID: turnID, Role: "user", Text: text}
+	// The chat and the history keep the prompt sanitised; the agent gets it
+	// as typed (t.prompt), from memory.
+	m := store.Message{ID: uuid.NewString(), TurnID: turnID, Role: "user", Text: routingerr.Sanitize(text)}
 	now := s.now()
 	m.SessionID, m.Seq, m.CreatedAt, m.UpdatedAt = rt.sess.ID, rt.sess.LastSeq+1, now, now
 	if err := s.emitLocked(rt, "session.message.added", map[string]any{"message": m}, change{sess: &next, upsert: &m}); err != nil {
@@ -154,8 +158,9 @@ func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) b
 		return true // unsure: a continuation is harmless, a duplicate turn is not
 	}
 	sent := 0
+	stored := routingerr.Sanitize(prompt) // as the chat keeps it
 	for _, m := range msgs {
-		if m.Role == "user" && m.Text == prompt {
+		if m.Role == "user" && m.Text == stored {
 			sent++
 		}
 	}
@@ -234,6 +239,7 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 		_ = s.replaceMessageLocked(rt, m)
 	case lifecycle.EventToolCall, lifecycle.EventToolCallUpdate:
 		t.hadTool = true
+		s.flushStreamLocked(rt, t, &t.agentMsg, "agent")
 		t.agentMsg = "" // text after a tool call starts a new bubble
 		m, known := t.tools[ev.ToolCallID]
 		if !known {
@@ -261,19 +267,14 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 	}
 }
 
-// streamLocked appends a chunk to the turn's message of that role, creating it first.
+// streamLocked appends a chunk to the turn's message of that role, creating
+// it first, once the chunk's text is sanitised (redact.go).
 func (s *Service) streamLocked(rt *sessionRT, t *turn, id *string, role, text string) {
 	if text == "" {
 		return
 	}
-	if *id == "" {
-		m := store.Message{ID: uuid.NewString(), TurnID: t.id, Role: role, Text: text}
-		if s.addMessageLocked(rt, m) == nil {
-			*id = m.ID
-		}
-		return
-	}
-	_ = s.appendTextLocked(rt, *id, text)
+	delta, drop := t.stream(role).next(text, false)
+	s.showStreamLocked(rt, t, id, role, delta, drop)
 }
 
 // StopTurn stops the running turn, or disarms a parked retry. Idempotent.
@@ -346,6 +347,9 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 		}
 	}()
 	cancelled := t.ctx.Err() != nil || res.StopReason == "cancelled" || ev.Cancelled
+	if err == nil || cancelled {
+		s.flushStreamsLocked(rt, t) // a failure flushes once it knows whether the text was the error line
+	}
 	switch {
 	case t.cancelledRetry:
 		s.gateAbandonLocked(rt, s.now())

@@ -95,6 +95,13 @@ func Sanitize(s string) string {
 	return out
 }
 
+// RedactSecrets is Sanitize without the home-path rewriting: for logs,
+// where an operator needs the real paths.
+func RedactSecrets(s string) string {
+	out, _ := sanitize(s, false)
+	return out
+}
+
 // ContainsSecret reports whether s holds something Sanitize would redact as
 // a secret (home paths do not count). Text that Sanitize returned never
 // does. For checks such as "nothing secret in the database".
@@ -504,4 +511,13 @@ func hasPrefixFold(s, lowerPrefix string) bool {
 		}
 	}
 	return true
+}
+
+// SanitizeEvidence returns ev with every text field sanitised, so that it
+// can be stored (the executions history) and logged.
+func SanitizeEvidence(ev Evidence) Evidence {
+	for _, f := range []*string{&ev.RPCMessage, &ev.RPCData, &ev.ExitStatus, &ev.StderrTail, &ev.Err, &ev.OutputText} {
+		*f = Sanitize(*f)
+	}
+	return ev
 }

@@ -17,6 +17,7 @@ type hotStmts struct {
 	upsertMessage  *sql.Stmt
 	appendText     *sql.Stmt
 	deleteMessage  *sql.Stmt
+	scrubEvents    *sql.Stmt
 	replaceTask    *sql.Stmt
 }
 
@@ -41,6 +42,17 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 			WHERE messages.session_id = excluded.session_id`},
 		{&h.appendText, `UPDATE messages SET text = text || ?, updated_at = ? WHERE id = ? AND session_id = ?`},
 		{&h.deleteMessage, `DELETE FROM messages WHERE id = ? AND session_id = ?`},
+		// Blanks a message's text in the earlier events that carried it
+		// (see EventWrite.DeleteMessage). Its events are no older than the
+		// message, so the range scan starts at its seq; a missing message
+		// matches nothing.
+		{&h.scrubEvents, `UPDATE events SET payload = CASE
+				WHEN json_type(payload, '$.delta') IS NOT NULL THEN json_set(payload, '$.delta', '')
+				ELSE json_remove(json_set(payload, '$.message.text', ''), '$.message.metadata.excerpt') END
+			WHERE session_id = ?1
+				AND seq >= (SELECT seq FROM messages WHERE id = ?2 AND session_id = ?1)
+				AND type IN ('session.message.added', 'session.message.updated')
+				AND (json_extract(payload, '$.message.id') = ?2 OR json_extract(payload, '$.message_id') = ?2)`},
 		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ?, gate_deadline_ns = ? WHERE id = ?`},
 	} {
 		s, err := w.PrepareContext(ctx, p.query)
@@ -54,7 +66,7 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 
 func (h *hotStmts) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.appendText, h.deleteMessage, h.replaceTask} {
+	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.appendText, h.deleteMessage, h.scrubEvents, h.replaceTask} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -152,6 +164,9 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 		}
 
 		if id := w.DeleteMessage; id != "" {
+			if _, err := tx.StmtContext(ctx, db.hot.scrubEvents).ExecContext(ctx, ev.SessionID, id); err != nil {
+				return err
+			}
 			if _, err := tx.StmtContext(ctx, db.hot.deleteMessage).ExecContext(ctx, id, ev.SessionID); err != nil {
 				return err
 			}

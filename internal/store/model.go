@@ -105,9 +105,14 @@ type EventWrite struct {
 	Event         Event
 	UpsertMessage *Message    // insert or replace by ID
 	AppendText    *TextAppend // text = text || delta, updated_at = Event.At
-	DeleteMessage string      // message ID to delete
-	Session       *Session    // replace the session row (state, agent session id, generation, updated_at; LastSeq is set by the store; ID must be Event.SessionID; TaskID and CreatedAt are immutable)
-	Task          *Task       // replace the task row (all but ID and CreatedAt); ErrNotFound if missing
+	// DeleteMessage is a message ID to delete. A deleted message is gone
+	// from the log too: the earlier events that carried its text keep their
+	// seq and type, but "message.text" (and its metadata's "excerpt") and
+	// "delta" of those naming it ("message.id", "message_id") become empty,
+	// so a replay from seq 0 never shows what the chat no longer does.
+	DeleteMessage string
+	Session       *Session // replace the session row (state, agent session id, generation, updated_at; LastSeq is set by the store; ID must be Event.SessionID; TaskID and CreatedAt are immutable)
+	Task          *Task    // replace the task row (all but ID and CreatedAt); ErrNotFound if missing
 	// SaveRetry upserts the session's pending retry in the same transaction,
 	// so a retry notice never exists without the durable retry it announces.
 	SaveRetry *PendingRetry

@@ -1,0 +1,151 @@
+package orchestrator
+
+// Secrets never leave the process: every message an agent's output becomes
+// is sanitised (routingerr.Sanitize) before it is persisted or published,
+// and so is the evidence kept in the executions history. Streamed text is
+// sanitised as a whole, not chunk by chunk: a key split over two chunks is
+// redacted like one sent whole.
+
+import (
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/orchestratord/orchestratord/internal/routingerr"
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// sanitizeMessage sanitises a message's text and its metadata's strings.
+func sanitizeMessage(m *store.Message) {
+	m.Text = routingerr.Sanitize(m.Text)
+	for k, v := range m.Metadata {
+		if s, ok := v.(string); ok {
+			if c := routingerr.Sanitize(s); c != s {
+				m.Metadata[k] = c
+			}
+		}
+	}
+}
+
+// Bounds of a redactor's window of raw text (see commit).
+const (
+	redactWindow  = 512      // past this, text older than redactContext is committed at a space
+	redactContext = 128      // raw text kept as context for what follows ("Authorization: Bearer ")
+	redactMaxHold = 64 << 10 // a word (or an unterminated key block) longer than this is shown anyway
+)
+
+// redactor sanitises one streamed message. A word is held back until
+// whitespace follows it, because its end may still turn it into a secret;
+// what is shown is always the sanitised form of the text so far, minus that
+// held-back tail.
+type redactor struct {
+	window string // raw text after the committed part
+	sent   string // sanitised form of the part of window already shown
+}
+
+// next adds raw text (final: the stream ends, hold nothing back) and
+// returns what to show: drop bytes of the text shown so far are removed
+// from its end (0 unless a shown part now reads differently, which the
+// sanitiser's design avoids), then delta is appended.
+func (r *redactor) next(chunk string, final bool) (delta string, drop int) {
+	r.window += chunk
+	cut := len(r.window)
+	if !final && cut <= redactMaxHold {
+		cut = strings.LastIndexAny(r.window, " \t\r\n") + 1
+	}
+	cand := routingerr.Sanitize(r.window[:cut])
+	if strings.HasPrefix(cand, r.sent) {
+		delta = cand[len(r.sent):]
+	} else {
+		delta, drop = cand, len(r.sent)
+	}
+	r.sent = cand
+	r.commit(cut)
+	return delta, drop
+}
+
+// commit forgets raw text that is shown and can no longer change: whole
+// lines, or in a long line all but the last redactContext bytes, unless a
+// private-key block is open in it. Each chunk then costs the window, not
+// the whole message.
+func (r *redactor) commit(cut int) {
+	var p int // commit r.window[:p]
+	if len(r.window) > redactWindow {
+		if lim := cut - redactContext; lim > 0 {
+			p = strings.LastIndexAny(r.window[:lim], " \t\r\n") + 1
+		}
+	} else {
+		p = strings.LastIndexByte(r.window[:cut], '\n') + 1
+	}
+	if p == 0 {
+		return
+	}
+	head := r.window[:p]
+	if b := strings.LastIndex(head, "-----BEGIN "); b >= 0 && !strings.Contains(head[b:], "-----END ") && len(r.window) <= redactMaxHold {
+		return
+	}
+	sh := routingerr.Sanitize(head)
+	if !strings.HasPrefix(r.sent, sh) {
+		return
+	}
+	r.window = r.window[p:]
+	r.sent = r.sent[len(sh):]
+}
+
+// stream returns the turn's redactor for a role, creating it.
+func (t *turn) stream(role string) *redactor {
+	if t.streams == nil {
+		t.streams = make(map[string]*redactor)
+	}
+	r := t.streams[role]
+	if r == nil {
+		r = &redactor{}
+		t.streams[role] = r
+	}
+	return r
+}
+
+// showStreamLocked applies a redactor's answer to the streamed message *id,
+// creating the message at its first shown text.
+func (s *Service) showStreamLocked(rt *sessionRT, t *turn, id *string, role, delta string, drop int) {
+	if drop > 0 && *id != "" {
+		// Not expected (see TestSanitizeGrowingText), so not fast.
+		msgs, _ := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
+		for _, m := range msgs {
+			if m.ID == *id && len(m.Text) >= drop {
+				m.Text = m.Text[:len(m.Text)-drop] + delta
+				_ = s.replaceMessageLocked(rt, m)
+			}
+		}
+		return
+	}
+	if delta == "" {
+		return
+	}
+	if *id == "" {
+		m := store.Message{ID: uuid.NewString(), TurnID: t.id, Role: role, Text: delta}
+		if s.addMessageLocked(rt, m) == nil {
+			*id = m.ID
+		}
+		return
+	}
+	_ = s.appendTextLocked(rt, *id, delta)
+}
+
+// flushStreamLocked shows what the role's stream still holds back: at the
+// end of the turn, or when its message ends (a tool call starts a new one).
+func (s *Service) flushStreamLocked(rt *sessionRT, t *turn, id *string, role string) {
+	r := t.streams[role]
+	if r == nil {
+		return
+	}
+	delete(t.streams, role)
+	delta, drop := r.next("", true)
+	s.showStreamLocked(rt, t, id, role, delta, drop)
+}
+
+// flushStreamsLocked flushes every stream of the turn.
+func (s *Service) flushStreamsLocked(rt *sessionRT, t *turn) {
+	s.flushStreamLocked(rt, t, &t.agentMsg, "agent")
+	s.flushStreamLocked(rt, t, &t.thoughtMsg, "thought")
+}
