@@ -99,6 +99,9 @@ type Config struct {
 // DefaultIdleTimeout is Config.IdleTimeout's default.
 const DefaultIdleTimeout = 15 * time.Minute
 
+// daemonContinuation replaces the continuation after a daemon stop or crash.
+const daemonContinuation = "Your previous response was interrupted because the orchestrator daemon stopped and restarted. Please continue where you left off."
+
 const defaultContinuation = "Your previous response was interrupted by a provider error. Please continue where you left off."
 
 func (c *Config) validate() error {

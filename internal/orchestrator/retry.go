@@ -76,7 +76,11 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 		}
 		d = routingerr.Decision{Kind: routingerr.DecisionManual, Reason: "persist_failed"}
 	}
-	s.recoveryBannerLocked(rt, t, recoveryReason{kind: d.Reason, class: c, decision: d, retries: t.retry})
+	reason := d.Reason
+	if reason == "" {
+		reason = string(c.Class) // a usage window (wait_for_reset) has no policy reason
+	}
+	s.recoveryBannerLocked(rt, t, recoveryReason{kind: reason, class: c, decision: d, retries: t.retry})
 }
 
 // markInterruptedLocked sets metadata interrupted=true on the agent text
@@ -300,7 +304,7 @@ func (s *Service) retireBannerLocked(rt *sessionRT) {
 		return
 	}
 	if s.deleteMessageLocked(rt, rt.banner) == nil {
-		rt.banner = ""
+		rt.banner, rt.bannerReason = "", ""
 	}
 }
 
@@ -404,17 +408,20 @@ func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason)
 		}}
 	if t != nil {
 		m.TurnID = t.id
-		done := map[string]any{"turn_id": t.id, "stop_reason": "failed"}
-		if s.emitLocked(rt, "session.turn.completed", done, change{}) != nil {
-			s.publishUnsavedLocked(rt, "session.turn.completed", done)
-		}
 	}
 	// Where the store takes nothing (a full disk), the banner and the
 	// state still reach the user, from memory (storefault.go).
 	if s.addMessageLocked(rt, m) == nil {
-		rt.banner = m.ID
+		rt.banner, rt.bannerReason = m.ID, r.kind
 	} else {
 		s.holdUnsavedLocked(rt, m)
+	}
+	if t != nil {
+		// After its banner: a client never sees a failed turn unexplained.
+		done := map[string]any{"turn_id": t.id, "stop_reason": "failed"}
+		if s.emitLocked(rt, "session.turn.completed", done, change{}) != nil {
+			s.publishUnsavedLocked(rt, "session.turn.completed", done)
+		}
 	}
 	if s.setStateLocked(rt, store.SessionFailed, store.TaskReview) != nil {
 		s.forceStateLocked(rt, store.SessionFailed, store.TaskReview)
@@ -455,6 +462,7 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	if !ok {
 		return fmt.Errorf("%w: session %q has no prompt to re-send", ErrConflict, rt.sess.ID)
 	}
+	afterRestart := rt.banner != "" && (rt.bannerReason == "interrupted" || rt.bannerReason == "interrupted_retry")
 	s.disarmLocked(rt, outcomeSuperseded)
 	s.dropNoticeLocked(rt)
 	s.retireBannerLocked(rt)
@@ -471,7 +479,7 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	}
 	t := s.newTurn(rt, prompt)
 	t.gen = next.Generation
-	t.replay, t.fresh, t.probe = true, fresh, probe
+	t.replay, t.fresh, t.probe, t.afterRestart = true, fresh, probe, afterRestart
 	s.log.Info("manual recovery", zap.String("session_id", rt.sess.ID), zap.String("action", req.Action))
 	return s.launchLocked(rt, t, &next)
 }

@@ -30,7 +30,9 @@ type sessionRT struct {
 	retry  *parkedRetry  // armed or dispatching retry; nil when none
 	notice string        // id of this turn's retry notice; "" when none
 	banner string        // id of the live recovery banner; "" when none
-	chain  chainState    // automatic retries of the current prompt generation
+	// bannerReason is the live banner's metadata reason ("interrupted", …).
+	bannerReason string
+	chain        chainState // automatic retries of the current prompt generation
 	// gateKey is the overload gate the session's last failure counted on
 	// (agent, and model when a failure named one); "" until then. See gateKey.
 	gateKey string
@@ -52,6 +54,9 @@ type chainState struct {
 const (
 	kindRetryNotice = "retry_notice"
 	kindRecovery    = "recovery"
+	// kindSuperseded is a retry notice that a new prompt made moot: a quiet
+	// line without actions.
+	kindSuperseded = "retry_superseded"
 )
 
 func (rt *sessionRT) view() TaskView {
@@ -123,6 +128,7 @@ func (s *Service) load(ctx context.Context, sessionID string) (*sessionRT, error
 		case kindRecovery:
 			if len(m.Actions) > 0 {
 				rt.banner = m.ID
+				rt.bannerReason, _ = m.Metadata["reason"].(string)
 			}
 		}
 	}

@@ -20,9 +20,12 @@ type turn struct {
 	prompt string // the user's prompt, cached for retries
 	replay bool   // a re-drive of a prompt the agent may already hold
 	fresh  bool   // start a new agent session instead of resuming
-	retry  int    // automatic retry number of this attempt; 0 for a user's send
-	ctx    context.Context
-	cancel context.CancelFunc
+	// afterRestart: a Resume of a turn that a daemon stop or crash cut
+	// short, so the continuation blames the daemon, not the provider.
+	afterRestart bool
+	retry        int // automatic retry number of this attempt; 0 for a user's send
+	ctx          context.Context
+	cancel       context.CancelFunc
 
 	// Guarded by the session's mutex.
 	stopped        bool // the user pressed Stop
@@ -122,6 +125,9 @@ func (s *Service) runTurn(rt *sessionRT, t *turn) {
 	text := t.prompt
 	if t.replay && started && ex.Resumed() && s.agentHoldsPrompt(rt, ex, t.prompt) {
 		text = s.cfg.Continuation
+		if t.afterRestart {
+			text = daemonContinuation
+		}
 	}
 	forgot := ""
 	if started && !t.fresh {
