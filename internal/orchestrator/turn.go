@@ -150,9 +150,12 @@ func (s *Service) runTurn(rt *sessionRT, t *turn) {
 // every copy of the prompt the user sent, so re-sending it would duplicate a
 // user turn.
 func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) bool {
+	// The chat keeps prompts sanitised, and so does a retry restored after
+	// a restart: compare what the agent holds in that form too.
+	stored := routingerr.Sanitize(prompt)
 	inAgent := 0
 	for _, p := range ex.ReplayedUserPrompts() {
-		if p == prompt {
+		if p == prompt || routingerr.Sanitize(p) == stored {
 			inAgent++
 		}
 	}
@@ -164,7 +167,6 @@ func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) b
 		return true // unsure: a continuation is harmless, a duplicate turn is not
 	}
 	sent := 0
-	stored := routingerr.Sanitize(prompt) // as the chat keeps it
 	for _, m := range msgs {
 		if m.Role == "user" && m.Text == stored {
 			sent++
