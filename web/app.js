@@ -120,6 +120,7 @@ function onNotification(action, payload) {
   if (!m || !m.live || !action.startsWith('session.')) return;
   const ch = new Change();
   if (m.apply(action, payload, ch)) draw(m, ch);
+  if (action === 'session.page') nextPage(m);
 }
 
 async function subscribe(m) {
@@ -127,6 +128,15 @@ async function subscribe(m) {
   const res = await conn.request('session.subscribe', m.subscribePayload());
   if (state.model !== m) return;
   draw(m, m.applySubscribe(res));
+  nextPage(m);
+}
+
+// nextPage asks for the next page of a large snapshot; it arrives as a
+// session.page notification, and a lost one is fetched again by the
+// resubscribe after a reconnect.
+function nextPage(m) {
+  const p = m.pagePayload();
+  if (p && state.model === m && conn.open) conn.request('session.page', p).catch(() => {});
 }
 
 function draw(m, ch) {

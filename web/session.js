@@ -36,13 +36,22 @@ export class SessionModel {
     this.live = false; // notifications apply only between a subscribe answer and the next loss
     this.mode = ''; // "snapshot" | "replay": how the last subscribe caught up
     this.messages = new Map(); // id → message
+    // cursor of the next page of a large snapshot still to fetch with
+    // session.page; '' once the snapshot is whole.
+    this.cursor = '';
   }
 
-  /** subscribePayload resumes after lastSeq once the model holds a snapshot. */
+  /** subscribePayload resumes after lastSeq once the model holds a whole snapshot. */
   subscribePayload() {
     const p = { task_id: this.taskId, session_id: this.sessionId };
-    if (this.synced) p.after_seq = this.lastSeq;
+    if (this.synced && !this.cursor) p.after_seq = this.lastSeq;
     return p;
+  }
+
+  /** pagePayload asks for the next page of the snapshot (null when whole). */
+  pagePayload() {
+    if (!this.cursor) return null;
+    return { task_id: this.taskId, session_id: this.sessionId, cursor: this.cursor };
   }
 
   /** applySubscribe folds a session.subscribe answer in. */
@@ -50,12 +59,14 @@ export class SessionModel {
     const ch = new Change();
     if (res.mode === 'replay') {
       for (const n of res.events || []) this.apply(n.action, n.payload || {}, ch, n.seq);
+      this.cursor = '';
     } else {
       // A snapshot replaces everything (the server sends one when after_seq
       // is unknown to it, e.g. its history is not the one we hold).
       this.messages.clear();
       for (const m of res.messages || []) this.messages.set(m.id, { ...m });
       this.lastSeq = 0;
+      this.cursor = res.next_cursor || ''; // more pages follow as session.page
       ch.reset = true;
     }
     this.lastSeq = Math.max(this.lastSeq, res.last_seq || 0);
@@ -73,6 +84,17 @@ export class SessionModel {
    */
   apply(action, p, ch, envelopeSeq) {
     if (p.session_id && p.session_id !== this.sessionId) return false;
+    if (action === 'session.page') {
+      // A page of the snapshot, as of the events already applied (it comes
+      // in order with them): its messages replace our copies.
+      for (const m of p.messages || []) {
+        this.messages.set(m.id, { ...m });
+        ch.upserted.add(m.id);
+      }
+      this.cursor = p.next_cursor || '';
+      ch.state = true;
+      return true;
+    }
     const seq = typeof p.seq === 'number' ? p.seq : envelopeSeq;
     if (typeof seq === 'number') {
       if (seq <= this.lastSeq) return false;

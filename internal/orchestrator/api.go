@@ -75,6 +75,28 @@ type SubscribeResult struct {
 	Messages []store.Message `json:"messages,omitempty"` // snapshot (no after_seq, or too far behind)
 	Events   []Notification  `json:"events,omitempty"`   // replay when after_seq was given
 	LastSeq  int64           `json:"last_seq"`
+	// NextCursor: the snapshot is larger than a page and Messages is its
+	// first page; session.page with this cursor sends the next one, as a
+	// session.page notification in order with the live events.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// PageRequest is session.page: the next page of a subscription's snapshot.
+type PageRequest struct {
+	TaskID    string `json:"task_id"`
+	SessionID string `json:"session_id"`
+	Cursor    string `json:"cursor"`
+}
+
+// Page is the payload of a session.page notification: messages of the
+// snapshot as of AsOfSeq. A client replaces its copy of each of them (the
+// events up to AsOfSeq that touched them came before the page in the feed;
+// later ones follow it) and asks for NextCursor, when set.
+type Page struct {
+	SessionID  string          `json:"session_id"`
+	Messages   []store.Message `json:"messages"`
+	AsOfSeq    int64           `json:"as_of_seq"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 // TaskView is a task with its sessions.

@@ -26,6 +26,9 @@ type Store interface {
 	AppendEvent(ctx context.Context, w store.EventWrite) error
 	ListMessages(ctx context.Context, sessionID string) ([]store.Message, error)
 	ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]store.Event, error)
+	// Bounded by bytes (snapshot pages, replays).
+	ListMessagesPage(ctx context.Context, sessionID string, p store.MessagePage) ([]store.Message, bool, error)
+	ListEventsUpTo(ctx context.Context, sessionID string, afterSeq int64, maxBytes int) ([]store.Event, bool, error)
 	SaveExecution(ctx context.Context, e store.Execution) error
 	SaveGate(ctx context.Context, g store.Gate) error
 	DeleteGate(ctx context.Context, key string) error
@@ -90,11 +93,18 @@ type Config struct {
 	Continuation string
 	// SubscriberBuffer bounds each subscription; default 1024.
 	SubscriberBuffer int
+	// SnapshotPageBytes bounds one page of a session snapshot (and a
+	// replay bounds its events at four pages, else it is a snapshot);
+	// default 256 KiB. A page holds at least one message, however large.
+	SnapshotPageBytes int
 	// IdleTimeout stops a session's agent process after this long without a
 	// turn (the next prompt resumes its agent session with session/load);
 	// default 15m, negative keeps processes until shutdown.
 	IdleTimeout time.Duration
 }
+
+// DefaultSnapshotPageBytes is Config.SnapshotPageBytes's default.
+const DefaultSnapshotPageBytes = 256 << 10
 
 // DefaultIdleTimeout is Config.IdleTimeout's default.
 const DefaultIdleTimeout = 15 * time.Minute
@@ -129,6 +139,9 @@ func (c *Config) validate() error {
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.SnapshotPageBytes <= 0 {
+		c.SnapshotPageBytes = DefaultSnapshotPageBytes
 	}
 	if c.Continuation == "" {
 		c.Continuation = defaultContinuation

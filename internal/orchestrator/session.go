@@ -54,9 +54,6 @@ type chainState struct {
 const (
 	kindRetryNotice = "retry_notice"
 	kindRecovery    = "recovery"
-	// kindSuperseded is a retry notice that a new prompt made moot: a quiet
-	// line without actions.
-	kindSuperseded = "retry_superseded"
 )
 
 func (rt *sessionRT) view() TaskView {
@@ -289,21 +286,26 @@ func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, bu
 		after = nil // unknown position: start from a snapshot
 	}
 	if after != nil {
-		evs, err := s.store.ListEvents(ctx, rt.sess.ID, *after, 0)
+		evs, complete, err := s.store.ListEventsUpTo(ctx, rt.sess.ID, *after, 4*s.cfg.SnapshotPageBytes)
 		if err != nil {
 			return SubscribeResult{}, nil, fmt.Errorf("list events: %w", err)
 		}
-		res.Mode = "replay"
-		res.Events = make([]Notification, 0, len(evs))
-		for _, e := range evs {
-			res.Events = append(res.Events, Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
+		if complete {
+			res.Mode = "replay"
+			res.Events = make([]Notification, 0, len(evs))
+			for _, e := range evs {
+				res.Events = append(res.Events, Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
+			}
+		} else {
+			after = nil // more than a few pages behind: a (paged) snapshot is cheaper
 		}
-	} else {
-		msgs, err := s.store.ListMessages(ctx, rt.sess.ID)
+	}
+	if after == nil {
+		msgs, next, err := s.pageLocked(ctx, rt, snapshotCursor{until: rt.sess.LastSeq, afterSeq: -1})
 		if err != nil {
-			return SubscribeResult{}, nil, fmt.Errorf("list messages: %w", err)
+			return SubscribeResult{}, nil, err
 		}
-		res.Mode, res.Messages = "snapshot", msgs
+		res.Mode, res.Messages, res.NextCursor = "snapshot", msgs, next
 	}
 	if m := rt.unsaved; m != nil { // held in memory only: part of every answer
 		if res.Mode == "snapshot" {

@@ -84,6 +84,13 @@ func (f *fanout) add(s *Subscription) {
 	}
 }
 
+func (f *fanout) has(s *Subscription) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.subs[s]
+	return ok
+}
+
 func (f *fanout) len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -19,6 +19,7 @@ var actions = map[string]actionFunc{
 	ActionTaskGet:            taskGet,
 	ActionSessionSubscribe:   sessionSubscribe,
 	ActionSessionUnsubscribe: sessionUnsubscribe,
+	ActionSessionPage:        sessionPage,
 	ActionSessionPrompt:      sessionPrompt,
 	ActionSessionStop:        sessionStop,
 	ActionSessionRecover:     sessionRecover,
@@ -177,6 +178,29 @@ func sessionSubscribe(ctx context.Context, c *conn, req request) (any, func(), e
 		return nil, nil, err
 	}
 	return res, start, nil
+}
+
+// sessionPage asks for the next page of the connection's snapshot of a
+// session; it arrives as a session.page notification, in order with the
+// live events (the answer itself only acknowledges).
+func sessionPage(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.PageRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("session_id", p.SessionID), required("cursor", p.Cursor)); err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	sub := c.subs[p.SessionID]
+	c.mu.Unlock()
+	if sub == nil {
+		return nil, nil, newError(CodeConflict, "not subscribed to session %q on this connection; subscribe first", p.SessionID)
+	}
+	if err := c.s.feeds.snapshotPage(ctx, p, sub.feed); err != nil {
+		return nil, nil, err
+	}
+	return sessionResponse{p.SessionID}, nil, nil
 }
 
 func sessionUnsubscribe(_ context.Context, c *conn, req request) (any, func(), error) {

@@ -29,6 +29,9 @@ type Service interface {
 	// SubscribeSession returns the snapshot or replay, then a feed of every
 	// later event of the session (seq > result.LastSeq), in order.
 	SubscribeSession(ctx context.Context, req orchestrator.SubscribeRequest, buffer int) (orchestrator.SubscribeResult, *orchestrator.Subscription, error)
+	// SnapshotPage puts the next page of a snapshot into sub, the
+	// connection's subscription to the session.
+	SnapshotPage(ctx context.Context, req orchestrator.PageRequest, sub *orchestrator.Subscription) error
 	// SubscribeTasks feeds task.updated for every task and gate.updated
 	// for every overload gate.
 	SubscribeTasks(buffer int) *orchestrator.Subscription
@@ -49,6 +52,7 @@ type feed interface {
 type feedSource interface {
 	subscribeSession(ctx context.Context, req orchestrator.SubscribeRequest, buffer int) (orchestrator.SubscribeResult, feed, error)
 	subscribeTasks(buffer int) feed
+	snapshotPage(ctx context.Context, req orchestrator.PageRequest, f feed) error
 }
 
 // serviceFeeds adapts Service's concrete *Subscription results to feed,
@@ -67,6 +71,11 @@ func (f serviceFeeds) subscribeSession(ctx context.Context, req orchestrator.Sub
 		return res, nil, errors.New("orchestrator returned no subscription")
 	}
 	return res, sub, nil
+}
+
+func (f serviceFeeds) snapshotPage(ctx context.Context, req orchestrator.PageRequest, fd feed) error {
+	sub, _ := fd.(*orchestrator.Subscription)
+	return f.svc.SnapshotPage(ctx, req, sub)
 }
 
 func (f serviceFeeds) subscribeTasks(buffer int) feed {
@@ -97,8 +106,13 @@ type Config struct {
 	// Default 16×ReadLimit.
 	HardReadLimit int64
 	// SubscriberBuffer bounds each orchestrator subscription and each
-	// connection's outbound queue. Default 1024.
+	// connection's outbound queue, in frames. Default 1024.
 	SubscriberBuffer int
+	// MaxQueueBytes bounds each connection's outbound queue in bytes (a
+	// frame being written counts until it is written); a client over it is
+	// closed with 1008 and resumes with after_seq. A single frame larger
+	// than the bound still goes out when the queue is empty. Default 4 MiB.
+	MaxQueueBytes int
 	// WriteTimeout bounds every frame write. Default 10s.
 	WriteTimeout time.Duration
 	// RequestTimeout bounds one Service call. Default 30s.
@@ -136,6 +150,7 @@ type StoreHealth struct {
 const (
 	DefaultReadLimit        = 1 << 20
 	DefaultSubscriberBuffer = 1024
+	DefaultMaxQueueBytes    = 4 << 20
 	DefaultWriteTimeout     = 10 * time.Second
 	DefaultRequestTimeout   = 30 * time.Second
 	DefaultRateLimit        = 50
@@ -163,6 +178,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{"HardReadLimit", "must not be negative"}
 	case c.SubscriberBuffer < 0:
 		return c, &ConfigError{"SubscriberBuffer", "must not be negative"}
+	case c.MaxQueueBytes < 0:
+		return c, &ConfigError{"MaxQueueBytes", "must not be negative"}
 	case c.WriteTimeout < 0:
 		return c, &ConfigError{"WriteTimeout", "must not be negative"}
 	case c.RequestTimeout < 0:
@@ -184,6 +201,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SubscriberBuffer == 0 {
 		c.SubscriberBuffer = DefaultSubscriberBuffer
+	}
+	if c.MaxQueueBytes == 0 {
+		c.MaxQueueBytes = DefaultMaxQueueBytes
 	}
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = DefaultWriteTimeout

@@ -44,7 +44,12 @@ type conn struct {
 	ioCtx    context.Context
 	ioCancel context.CancelFunc
 
-	out chan []byte // encoded frames for writeLoop; bounded, never blocks a sender
+	// The outbound queue of encoded frames for writeLoop, bounded in frames
+	// (SubscriberBuffer) and bytes (MaxQueueBytes); a sender never blocks.
+	outMu    sync.Mutex // guards outQ and outBytes
+	outQ     [][]byte
+	outBytes int           // bytes in outQ plus the frame being written
+	outWake  chan struct{} // capacity 1: outQ has frames
 
 	closeOnce   sync.Once
 	closeCode   websocket.StatusCode // set once inside closeOnce
@@ -71,8 +76,8 @@ func newConn(s *Server, ws *websocket.Conn, remote string) *conn {
 		s: s, ws: ws, remote: remote,
 		log: s.log.With(zap.String("remote", remote)),
 		ctx: ctx, cancel: cancel, ioCtx: ioCtx, ioCancel: ioCancel,
-		out:  make(chan []byte, s.cfg.SubscriberBuffer),
-		subs: make(map[string]*sessionSub),
+		outWake: make(chan struct{}, 1),
+		subs:    make(map[string]*sessionSub),
 	}
 	if s.cfg.RateLimit > 0 {
 		c.limiter = newTokenBucket(s.cfg.RateLimit, s.cfg.RateBurst, s.now())
@@ -132,15 +137,50 @@ func (c *conn) run() {
 	c.log.Debug("websocket closed", zap.Int("code", int(c.closeCode)), zap.String("reason", c.closeReason), zap.Error(err))
 }
 
-// send queues a frame. It never blocks: a full queue means the client
-// cannot keep up, and the connection is closed so the client resubscribes.
+// send queues a frame. It never blocks: a full queue (in frames or bytes)
+// means the client cannot keep up, and the connection is closed so the
+// client resubscribes. One frame larger than the byte bound still goes out
+// when nothing else is queued (a snapshot page holds at least one message).
 func (c *conn) send(frame []byte) {
-	select {
-	case c.out <- frame:
-	default:
-		c.log.Info("websocket client too slow; closing", zap.Int("queue", cap(c.out)))
-		c.closeWith(websocket.StatusPolicyViolation, reasonSlow)
+	c.outMu.Lock()
+	over := len(c.outQ) >= c.s.cfg.SubscriberBuffer || c.outBytes > 0 && c.outBytes+len(frame) > c.s.cfg.MaxQueueBytes
+	if !over {
+		c.outQ = append(c.outQ, frame)
+		c.outBytes += len(frame)
+		c.s.noteQueued(c.outBytes)
 	}
+	frames, bytes := len(c.outQ), c.outBytes
+	c.outMu.Unlock()
+	if over {
+		c.log.Info("websocket client too slow; closing", zap.Int("queued_frames", frames), zap.Int("queued_bytes", bytes))
+		c.closeWith(websocket.StatusPolicyViolation, reasonSlow)
+		return
+	}
+	select {
+	case c.outWake <- struct{}{}:
+	default:
+	}
+}
+
+// next takes the oldest queued frame; ok is false when there is none.
+func (c *conn) next() (frame []byte, ok bool) {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	if len(c.outQ) == 0 {
+		c.outQ = nil // let a drained burst's array go
+		return nil, false
+	}
+	frame = c.outQ[0]
+	c.outQ[0] = nil
+	c.outQ = c.outQ[1:]
+	return frame, true
+}
+
+// written releases a frame's bytes from the bound once it is on the wire.
+func (c *conn) written(frame []byte) {
+	c.outMu.Lock()
+	c.outBytes -= len(frame)
+	c.outMu.Unlock()
 }
 
 func (c *conn) sendError(req request, e *Error) {
@@ -152,7 +192,13 @@ func (c *conn) writeLoop() {
 		select {
 		case <-c.ctx.Done():
 			return
-		case frame := <-c.out:
+		case <-c.outWake:
+		}
+		for {
+			frame, ok := c.next()
+			if !ok {
+				break
+			}
 			if c.s.beforeWrite != nil {
 				c.s.beforeWrite()
 			}
@@ -162,6 +208,7 @@ func (c *conn) writeLoop() {
 			ctx, cancel := context.WithTimeout(c.ioCtx, c.s.cfg.WriteTimeout)
 			err := c.ws.Write(ctx, websocket.MessageText, frame)
 			cancel()
+			c.written(frame)
 			if err != nil {
 				c.log.Debug("websocket write failed", zap.Error(err))
 				c.closeWith(websocket.StatusGoingAway, reasonWrite)

@@ -74,6 +74,8 @@ type fakeService struct {
 	prompts      []orchestrator.PromptRequest
 	created      []orchestrator.CreateTaskRequest
 	err          error // returned by Prompt/StopTurn/Recover when set
+	snapshotText int   // bytes of the snapshot's one message (a big session)
+	pageSize     int   // bytes of the message of each session.page
 }
 
 func newFakeService() *fakeService {
@@ -198,11 +200,34 @@ func (f *fakeService) subscribeSession(_ context.Context, req orchestrator.Subsc
 	v := f.tasks[f.sessionTask[req.SessionID]]
 	res := orchestrator.SubscribeResult{Task: v.Task, Session: v.Sessions[0], LastSeq: v.Sessions[0].LastSeq}
 	if req.AfterSeq == nil {
-		res.Messages = []store.Message{{ID: "m1", SessionID: req.SessionID, Seq: 1, Role: "user", Text: "hello"}}
+		text := "hello"
+		if f.snapshotText > 0 {
+			text = strings.Repeat("y", f.snapshotText)
+		}
+		res.Messages = []store.Message{{ID: "m1", SessionID: req.SessionID, Seq: 1, Role: "user", Text: text}}
 	}
 	ff := newFakeFeed()
 	f.sessionFeeds[req.SessionID] = append(f.sessionFeeds[req.SessionID], ff)
 	return res, ff, nil
+}
+
+func (f *fakeService) SnapshotPage(context.Context, orchestrator.PageRequest, *orchestrator.Subscription) error {
+	panic("fakeService.SnapshotPage: feedSource should be used")
+}
+
+// snapshotPage answers with one page of pageSize bytes, then no more.
+func (f *fakeService) snapshotPage(_ context.Context, req orchestrator.PageRequest, fd feed) error {
+	f.mu.Lock()
+	size := f.pageSize
+	f.mu.Unlock()
+	page := orchestrator.Page{SessionID: req.SessionID, AsOfSeq: 3,
+		Messages: []store.Message{{ID: "p-" + req.Cursor, SessionID: req.SessionID, Seq: 2, Role: "agent", Text: strings.Repeat("x", size)}}}
+	b, err := json.Marshal(page)
+	if err != nil {
+		return err
+	}
+	fd.(*fakeFeed).publish(orchestrator.Notification{Action: "session.page", Payload: b})
+	return nil
 }
 
 func (f *fakeService) subscribeTasks(int) feed {

@@ -38,6 +38,7 @@ const (
 	ActionTaskGet            = "task.get"
 	ActionSessionSubscribe   = "session.subscribe"
 	ActionSessionUnsubscribe = "session.unsubscribe"
+	ActionSessionPage        = "session.page"
 	ActionSessionPrompt      = "session.prompt"
 	ActionSessionStop        = "session.stop"
 	ActionSessionRecover     = "session.recover"

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -37,6 +38,19 @@ type Server struct {
 	// beforeWrite, when set (tests only), runs in the writer before each
 	// frame, to simulate a client whose socket does not drain.
 	beforeWrite func()
+	// queuePeak is the most bytes any connection had queued (tests, and
+	// the memory bound they prove).
+	queuePeak atomic.Int64
+}
+
+// noteQueued records a connection's queued bytes in queuePeak.
+func (s *Server) noteQueued(n int) {
+	for {
+		p := s.queuePeak.Load()
+		if int64(n) <= p || s.queuePeak.CompareAndSwap(p, int64(n)) {
+			return
+		}
+	}
 }
 
 // New validates cfg and builds a Server; it serves once Handler is mounted.

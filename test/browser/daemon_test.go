@@ -54,6 +54,9 @@ func snapshot(t *testing.T, d *daemontest.Daemon, sessionID string) []serverMess
 	if err := conn.Write(ctx, websocket.MessageText, req); err != nil {
 		t.Fatalf("subscribe: %v", err)
 	}
+	// A large snapshot comes as a first page and then session.page
+	// notifications, one per session.page request.
+	var msgs []serverMessage
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {
@@ -62,16 +65,28 @@ func snapshot(t *testing.T, d *daemontest.Daemon, sessionID string) []serverMess
 		var env struct {
 			ID      string `json:"id"`
 			Type    string `json:"type"`
+			Action  string `json:"action"`
 			Payload struct {
-				Messages []serverMessage `json:"messages"`
+				Messages   []serverMessage `json:"messages"`
+				NextCursor string          `json:"next_cursor"`
 			} `json:"payload"`
 		}
-		if json.Unmarshal(data, &env) != nil || env.ID != "snap" {
+		if json.Unmarshal(data, &env) != nil {
 			continue
 		}
-		if env.Type != "response" {
+		switch {
+		case env.ID == "snap" && env.Type != "response":
 			t.Fatalf("subscribe failed: %s", data)
+		case env.ID == "snap", env.Type == "notification" && env.Action == "session.page":
+			msgs = append(msgs, env.Payload.Messages...)
+			if env.Payload.NextCursor == "" {
+				return msgs
+			}
+			req, _ := json.Marshal(map[string]any{"id": "page", "type": "request", "action": "session.page",
+				"payload": map[string]any{"session_id": sessionID, "cursor": env.Payload.NextCursor}})
+			if err := conn.Write(ctx, websocket.MessageText, req); err != nil {
+				t.Fatalf("session.page: %v", err)
+			}
 		}
-		return env.Payload.Messages
 	}
 }

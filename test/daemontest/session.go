@@ -53,7 +53,10 @@ type SubscribeResult struct {
 	Messages []Message `json:"messages"`
 	Events   []Event   `json:"events"`
 	LastSeq  int64     `json:"last_seq"`
-	Session  struct {
+	// NextCursor is set when Messages is only the first page of the
+	// snapshot (session.page sends the rest).
+	NextCursor string `json:"next_cursor"`
+	Session    struct {
 		State          string `json:"state"`
 		AgentSessionID string `json:"agent_session_id"`
 	} `json:"session"`
