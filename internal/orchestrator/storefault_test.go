@@ -110,11 +110,14 @@ func TestChunkThatCannotBeSavedEndsTheTurnWithABanner(t *testing.T) {
 
 	var sent strings.Builder
 	sent.WriteString(first.Message.Text)
-	var done note
+	var done, banner note
 	for {
 		n := f.until(func(note) bool { return true })
 		if n.Delta != "" {
 			sent.WriteString(n.Delta)
+		}
+		if isBanner(n) {
+			banner = n
 		}
 		if isTurnDone(n) {
 			done = n
@@ -122,7 +125,7 @@ func TestChunkThatCannotBeSavedEndsTheTurnWithABanner(t *testing.T) {
 		}
 	}
 	require.Equal(t, "failed", done.StopReason, "a turn with an unsaved chunk never ends as a success")
-	banner := f.until(isBanner)
+	require.NotNil(t, banner.Message, "the banner comes before the failed turn's end")
 	require.Equal(t, kindStoreFailed, banner.Message.Metadata["reason"])
 	require.Contains(t, banner.Message.Text, "could not save")
 	require.Equal(t, "resume", banner.Message.Actions[0].ID)
@@ -219,8 +222,8 @@ func TestStopEndsATurnWhileWritesFail(t *testing.T) {
 	f.until(isReplying) // the next chunk is 20s away
 	faults.set(failAll)
 	require.NoError(t, h.svc.StopTurn(h.ctx, StopRequest{SessionID: sid}))
+	f.until(isBanner) // the banner first, then the turn's end
 	f.until(isTurnDone)
-	f.until(isBanner)
 	snap := h.snapshot(sid)
 	require.NotEqual(t, store.SessionRunning, snap.Session.State)
 	require.NotEqual(t, store.SessionStarting, snap.Session.State)

@@ -39,6 +39,7 @@ func TestExhaustedThenResumeAndAuthNeverReplays(t *testing.T) {
 	s := daemontest.CreateTask(t, c, map[string]any{"prompt": "/overloaded:4 refactor"})
 	b := s.Until(30*time.Second, daemontest.IsBanner)
 	assert.Equal(t, "The provider stayed overloaded after 3 retries.", b.Body().Message.Text)
+	assert.Equal(t, "failed", s.Until(30*time.Second, daemontest.TurnDone).Body().StopReason, "the failed turn ends after its banner")
 	c.Call("session.recover", map[string]any{"task_id": s.TaskID, "session_id": s.ID, "action": "resume"})
 	assert.Equal(t, "end_turn", s.Until(30*time.Second, daemontest.TurnDone).Body().StopReason)
 
