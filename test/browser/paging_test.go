@@ -16,7 +16,9 @@ func TestLargeSessionLoadsInPages(t *testing.T) {
 	c := daemontest.Dial(t, d)
 	// Big prompts with short replies (/slow ignores its text): 6 messages,
 	// ~570 KB, three pages.
-	big := func(tag string) string { return "/slow:10 " + tag + " " + strings.Repeat("lorem ipsum dolor sit amet ", 7000) }
+	big := func(tag string) string {
+		return "/slow:10 " + tag + " " + strings.Repeat("lorem ipsum dolor sit amet ", 7000)
+	}
 	s := daemontest.CreateTask(t, c, map[string]any{"prompt": big("first"), "agent": "mock"})
 	s.Until(30*time.Second, daemontest.TurnEnded)
 	for _, tag := range []string{"second", "third"} {
