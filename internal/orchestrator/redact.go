@@ -126,6 +126,9 @@ func (s *Service) showStreamLocked(rt *sessionRT, t *turn, id *string, role, del
 		m := store.Message{ID: uuid.NewString(), TurnID: t.id, Role: role, Text: delta}
 		if s.addMessageLocked(rt, m) == nil {
 			*id = m.ID
+			if role == "agent" {
+				t.agentMsgs = append(t.agentMsgs, m.ID) // also when created by a flush
+			}
 		}
 		return
 	}

@@ -229,11 +229,7 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 	switch ev.Kind {
 	case lifecycle.EventAgentMessage:
 		t.hadOutput = true
-		fresh := t.agentMsg == ""
 		s.streamLocked(rt, t, &t.agentMsg, "agent", ev.Text)
-		if fresh && t.agentMsg != "" {
-			t.agentMsgs = append(t.agentMsgs, t.agentMsg)
-		}
 	case lifecycle.EventAgentThought:
 		s.streamLocked(rt, t, &t.thoughtMsg, "thought", ev.Text)
 	case lifecycle.EventPlan:
