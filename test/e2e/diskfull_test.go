@@ -30,10 +30,13 @@ func TestDiskFullDuringAReplyFailsTheTurnVisibly(t *testing.T) {
 	filler := fillDisk(t, disk)
 
 	sent := first.Body().Message.Text
-	var done daemontest.Event
+	var done, bannerEv daemontest.Event
 	for {
 		e := s.Next(20 * time.Second)
 		sent += e.Body().Delta
+		if daemontest.IsBanner(e) {
+			bannerEv = e // the banner comes before the failed turn's end
+		}
 		if daemontest.TurnDone(e) {
 			done = e
 			break
@@ -42,7 +45,10 @@ func TestDiskFullDuringAReplyFailsTheTurnVisibly(t *testing.T) {
 	if got := done.Body().StopReason; got != "failed" {
 		t.Fatalf("turn ended %q with the disk full; want failed", got)
 	}
-	banner := s.Until(20*time.Second, daemontest.IsBanner).Body().Message
+	if bannerEv.Action == "" {
+		t.Fatal("the failed turn ended before its banner")
+	}
+	banner := bannerEv.Body().Message
 	if banner.Metadata["reason"] != "store_failed" || !strings.Contains(banner.Text, "disk is full") {
 		t.Fatalf("banner %q (%v); want the could-not-save banner naming the full disk", banner.Text, banner.Metadata)
 	}
