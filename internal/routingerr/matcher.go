@@ -26,6 +26,15 @@ type kwSet [maxKeywords / 64]uint64
 func (k *kwSet) set(id uint16)      { k[id>>6] |= 1 << (id & 63) }
 func (k *kwSet) has(id uint16) bool { return k[id>>6]&(1<<(id&63)) != 0 }
 
+// meets reports whether k and o share a keyword.
+func (k *kwSet) meets(o *kwSet) bool {
+	var x uint64
+	for i := range k {
+		x |= k[i] & o[i]
+	}
+	return x != 0
+}
+
 type kid struct {
 	class uint8
 	next  uint16 // with outFlag

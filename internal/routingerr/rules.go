@@ -47,6 +47,7 @@ type rule struct {
 	check string                                         // what match checks beyond its words, for Explain: "the agent has not exited …"
 
 	anyIDs, allIDs, noneIDs, gateIDs []uint16 // set by buildTable
+	anyMask                          *kwSet   // anyIDs as a set, for long lists: one test rejects them all
 	textual                          bool     // any, all or match is set
 }
 
@@ -62,6 +63,9 @@ func (r *rule) eval(s *scan) int {
 	}
 	first := -1
 	if len(r.anyIDs) > 0 {
+		if r.anyMask != nil && !s.found.meets(r.anyMask) {
+			return -1
+		}
 		for i, id := range r.anyIDs {
 			if s.found.has(id) {
 				first = i
@@ -159,6 +163,12 @@ func buildTable(sets [][]rule, tracked, extra []string) ([]rule, *matcher) {
 	for i := range all {
 		r := &all[i]
 		r.anyIDs, r.allIDs, r.noneIDs, r.gateIDs = m.idsOf(r.any), m.idsOf(r.all), m.idsOf(r.none), m.idsOf(r.gate)
+		if len(r.anyIDs) > 6 {
+			r.anyMask = new(kwSet)
+			for _, id := range r.anyIDs {
+				r.anyMask.set(id)
+			}
+		}
 		r.textual = len(r.any) > 0 || len(r.all) > 0 || r.match != nil
 		if !r.textual && r.evidence == nil {
 			panic("routingerr: rule " + r.id + " matches everything")
