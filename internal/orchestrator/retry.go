@@ -160,6 +160,7 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 		s.cfg.Metrics.parkedSessions.Inc()
 	}
 	rt.retry = &parkedRetry{rec: rec}
+	rt.staleRow = false // the row just saved replaced it
 	// retry_at was fixed before the writes above: the timer counts to it,
 	// not d.Delay from now, or every write would make the retry late.
 	s.armLocked(rt, retryAt.Sub(s.now()))
@@ -232,16 +233,16 @@ func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
 func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	sessionID := rt.sess.ID
 	ok, err := s.store.ClaimPendingRetry(s.storeCtx(), sessionID, p.rec.Generation, p.rec.Attempt)
-	if errors.Is(err, store.ErrUnwritable) {
-		// The claim cannot be saved, so the retry cannot go safely: say so
-		// rather than leave the notice promising a retry that never comes.
-		s.storeFailedLocked(rt, nil, err)
-		return
-	}
 	if err != nil || !ok {
 		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", ok), zap.Error(err))
 		if p.probe {
 			s.gateAbandonLocked(rt, s.now())
+		}
+		if errors.Is(err, store.ErrUnwritable) && p.gate == "" && p.timer == nil {
+			// The claim cannot be saved (a full disk): hold the retry and
+			// try again shortly, so it goes late rather than never. (A
+			// gated one is the gate's to send again.)
+			s.armLocked(rt, reconcileEvery)
 		}
 		return
 	}
@@ -283,8 +284,12 @@ func (s *Service) clearRetryLocked(rt *sessionRT) {
 	rt.retry = nil
 	s.cfg.Metrics.parkedSessions.Dec()
 	if err := s.store.DeletePendingRetry(s.storeCtx(), rt.sess.ID); err != nil {
-		// The claim checks generation and attempt, so a leftover row cannot fire.
+		// The claim checks generation and attempt, so a leftover row cannot
+		// fire in this process; reconcile deletes it before a restart could
+		// re-arm it.
 		s.log.Error("delete pending retry failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
+		rt.staleRow = true
+		s.armReconcileLocked(rt)
 	}
 }
 
@@ -292,9 +297,10 @@ func (s *Service) dropNoticeLocked(rt *sessionRT) {
 	if rt.notice == "" {
 		return
 	}
-	if s.deleteMessageLocked(rt, rt.notice) == nil {
-		rt.notice = ""
+	if s.deleteMessageLocked(rt, rt.notice) != nil {
+		s.deleteLaterLocked(rt, rt.notice) // gone for the user now, from the store at reconcile
 	}
+	rt.notice = ""
 }
 
 // retireBannerLocked removes the recovery banner once something supersedes it.
@@ -303,9 +309,10 @@ func (s *Service) retireBannerLocked(rt *sessionRT) {
 	if rt.banner == "" {
 		return
 	}
-	if s.deleteMessageLocked(rt, rt.banner) == nil {
-		rt.banner, rt.bannerReason = "", ""
+	if s.deleteMessageLocked(rt, rt.banner) != nil {
+		s.deleteLaterLocked(rt, rt.banner)
 	}
+	rt.banner, rt.bannerReason = "", ""
 }
 
 // Recovery banner reasons besides the policy's.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,6 +41,8 @@ type sessionRT struct {
 	writeErr  error          // the last failed persist; finishTurn resets it to see its own
 	unsaved   *store.Message // a recovery banner the store did not take yet
 	dirty     bool           // sess/task state moved on in memory only
+	staleRow  bool           // a pending-retry row the store would not delete
+	deletes   []string       // ids of messages gone for the user, still in the store
 	reconcile *quartz.Timer  // writes unsaved and dirty state again
 }
 
@@ -306,6 +309,17 @@ func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, bu
 			return SubscribeResult{}, nil, err
 		}
 		res.Mode, res.Messages, res.NextCursor = "snapshot", msgs, next
+	}
+	if len(rt.deletes) > 0 { // deleted in memory only: gone from every answer too
+		if res.Mode == "snapshot" {
+			res.Messages = slices.DeleteFunc(res.Messages, func(m store.Message) bool { return slices.Contains(rt.deletes, m.ID) })
+		} else {
+			for _, id := range rt.deletes {
+				if payload, err := jsonOf(map[string]any{"session_id": rt.sess.ID, "unsaved": true, "message_id": id}); err == nil {
+					res.Events = append(res.Events, Notification{Action: "session.message.deleted", Payload: payload, At: s.now()})
+				}
+			}
+		}
 	}
 	if m := rt.unsaved; m != nil { // held in memory only: part of every answer
 		if res.Mode == "snapshot" {

@@ -37,7 +37,7 @@ var ErrStorage = errors.New("the daemon cannot save its data")
 const kindStoreFailed = "store_failed"
 
 // reconcileEvery is how often unsaved session state is written again.
-const reconcileEvery = 5 * time.Second
+const reconcileEvery = 2 * time.Second
 
 // storageErr turns a store write failure into ErrStorage for the user.
 func storageErr(err error) error {
@@ -98,6 +98,14 @@ func (s *Service) publishUnsavedLocked(rt *sessionRT, action string, body map[st
 	rt.subs.publish(Notification{Action: action, Payload: payload, At: s.now()})
 }
 
+// deleteLaterLocked withdraws a message whose deletion the store refused:
+// from the clients now, from the store at the next reconcile.
+func (s *Service) deleteLaterLocked(rt *sessionRT, id string) {
+	rt.deletes = append(rt.deletes, id)
+	s.publishUnsavedLocked(rt, "session.message.deleted", map[string]any{"message_id": id})
+	s.armReconcileLocked(rt)
+}
+
 // dropUnsavedLocked withdraws a banner that was never saved.
 func (s *Service) dropUnsavedLocked(rt *sessionRT) {
 	if rt.unsaved == nil {
@@ -141,8 +149,15 @@ func (s *Service) reconcileFire(sessionID string) {
 }
 
 // reconcileLocked writes what the session holds only in memory: the
-// unsaved banner and the session and task rows. nil when nothing is left.
+// unsaved banner, the session and task rows, and the deletion of a retry
+// row that no longer stands. nil when nothing is left.
 func (s *Service) reconcileLocked(rt *sessionRT) error {
+	for len(rt.deletes) > 0 {
+		if err := s.deleteMessageLocked(rt, rt.deletes[0]); err != nil {
+			return storageErr(err)
+		}
+		rt.deletes = rt.deletes[1:]
+	}
 	if rt.unsaved != nil {
 		m := *rt.unsaved
 		m.Metadata = make(map[string]any, len(rt.unsaved.Metadata))
@@ -155,6 +170,12 @@ func (s *Service) reconcileLocked(rt *sessionRT) error {
 			return storageErr(err)
 		}
 		rt.unsaved, rt.banner = nil, m.ID
+	}
+	if rt.staleRow && rt.retry == nil {
+		if err := s.store.DeletePendingRetry(s.storeCtx(), rt.sess.ID); err != nil {
+			return storageErr(err)
+		}
+		rt.staleRow = false
 	}
 	if rt.dirty {
 		next, task := rt.sess, rt.task

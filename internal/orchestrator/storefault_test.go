@@ -247,8 +247,9 @@ func TestFailedCreateTaskLeavesNoWorkspace(t *testing.T) {
 }
 
 // A parked retry that comes due while the disk is full cannot be claimed:
-// the notice does not go on promising it; the banner says why.
-func TestRetryDueOnAFullDiskShowsTheBanner(t *testing.T) {
+// it is held, tried again every reconcileEvery, and goes once the store
+// takes writes — late rather than never.
+func TestRetryDueOnAFullDiskGoesOnceItCanBeClaimed(t *testing.T) {
 	faults := &faultStore{}
 	h := newHarness(t, withFaults(faults))
 	trap := h.clock.Trap().AfterFunc("retry")
@@ -260,17 +261,54 @@ func TestRetryDueOnAFullDiskShowsTheBanner(t *testing.T) {
 	faults.mu.Lock()
 	faults.failClaim = true
 	faults.mu.Unlock()
-	h.clock.Advance(5 * time.Second).MustWait(h.ctx)
-	banner := f.until(isBanner)
-	require.Equal(t, kindStoreFailed, banner.Message.Metadata["reason"])
-	f.until(isState(store.SessionFailed))
-	require.Empty(t, func() []store.Message {
-		var out []store.Message
-		for _, m := range h.messages(sid) {
-			if m.Metadata["kind"] == kindRetryNotice {
-				out = append(out, m)
-			}
-		}
-		return out
-	}(), "no notice left promising a retry")
+	adv := h.clock.Advance(5 * time.Second)
+	call := trap.MustWait(h.ctx) // held: armed again
+	call.MustRelease(h.ctx)
+	adv.MustWait(h.ctx)
+	require.Equal(t, reconcileEvery, call.Duration)
+	_, ok := h.pending(sid)
+	require.True(t, ok, "still pending")
+
+	faults.mu.Lock()
+	faults.failClaim = false
+	faults.mu.Unlock()
+	h.clock.Advance(reconcileEvery).MustWait(h.ctx)
+	done := f.until(func(n note) bool { return isTurnDone(n) && n.StopReason != "retry_scheduled" })
+	require.Equal(t, "end_turn", done.StopReason)
+	_, ok = h.pending(sid)
+	require.False(t, ok)
+	require.Len(t, byRole(h.messages(sid), "user"), 1)
+}
+
+// A notice the store will not delete is gone for the user at once, and
+// from the store once it takes writes.
+func TestNoticeThatCannotBeDeletedIsGoneForTheUser(t *testing.T) {
+	faults := &faultStore{}
+	h := newHarness(t, withFaults(faults))
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/overloaded:1 fix it", nil)
+	sid := v.Sessions[0].ID
+	notice := expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+
+	faults.set(failAll)
+	require.NoError(t, h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverCancelRetry}))
+	gone := f.until(func(n note) bool { return n.Action == "session.message.deleted" })
+	require.Equal(t, notice.Message.ID, gone.MessageID)
+	f.until(isBanner)
+	for _, m := range h.snapshot(sid).Messages {
+		require.NotEqual(t, kindRetryNotice, m.Metadata["kind"], "no notice promising a retry")
+	}
+
+	faults.set(nil)
+	h.clock.Advance(reconcileEvery).MustWait(h.ctx)
+	f.until(func(n note) bool { return isBanner(n) && n.Seq > 0 })
+	var kinds []any
+	for _, m := range h.messages(sid) {
+		kinds = append(kinds, m.Metadata["kind"])
+	}
+	require.Equal(t, []any{kindRecovery}, kinds[len(kinds)-1:])
+	require.NotContains(t, kinds, kindRetryNotice)
+	_, ok := h.pending(sid)
+	require.False(t, ok, "the retry row went too")
 }
