@@ -140,10 +140,11 @@ func (s failClaimStore) ClaimPendingRetry(context.Context, string, int64, int) (
 	return false, fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
 }
 
-// A due retry whose claim cannot be saved ends with the could-not-save
-// banner instead of sitting pending with no timer forever (found by the
-// fault suite, test/chaos seed 1005).
-func TestRetryWhoseClaimCannotBeSavedShowsTheBanner(t *testing.T) {
+// A due retry whose claim cannot be saved is held and tried again every
+// reconcileEvery instead of sitting pending with no timer forever (found by
+// the fault suite, test/chaos seed 1005); it goes once the store takes
+// writes (TestRetryDueOnAFullDiskGoesOnceItCanBeClaimed).
+func TestRetryWhoseClaimCannotBeSavedIsHeldNotLost(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = failClaimStore{Store: h.db} })
@@ -154,9 +155,15 @@ func TestRetryWhoseClaimCannotBeSavedShowsTheBanner(t *testing.T) {
 	require.NoError(t, err)
 	call.MustRelease(h.ctx)
 	f.until(isNotice)
-	h.clock.Advance(call.Duration).MustWait(h.ctx)
-	b := f.until(isBanner)
-	assert.Equal(t, kindStoreFailed, b.Message.Metadata["reason"])
-	f.until(isState(store.SessionFailed))
+	adv := h.clock.Advance(call.Duration)
+	again := trap.MustWait(h.ctx)
+	again.MustRelease(h.ctx)
+	adv.MustWait(h.ctx)
+	assert.Equal(t, reconcileEvery, again.Duration, "held: tried again shortly")
+	_, pending := h.pending(v.Sessions[0].ID)
+	assert.True(t, pending, "still pending, not dropped")
+	for _, m := range h.messages(v.Sessions[0].ID) {
+		assert.NotEqual(t, kindRecovery, m.Metadata["kind"], "no banner: the retry still goes")
+	}
 	assert.Empty(t, byRole(h.messages(v.Sessions[0].ID), "user")[1:], "nothing was re-sent")
 }
