@@ -170,6 +170,7 @@ func (s *Service) reconcileLocked(rt *sessionRT) error {
 			return storageErr(err)
 		}
 		rt.unsaved, rt.banner = nil, m.ID
+		rt.bannerReason, _ = m.Metadata["reason"].(string)
 	}
 	if rt.staleRow && rt.retry == nil {
 		if err := s.store.DeletePendingRetry(s.storeCtx(), rt.sess.ID); err != nil {
