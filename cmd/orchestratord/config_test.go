@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orchestratord/orchestratord/internal/lifecycle"
 )
 
 func TestGateConfig(t *testing.T) {
@@ -62,4 +64,28 @@ func TestOverloadGateFlagFromEnv(t *testing.T) {
 	v, err := cmd.Flags().GetString("overload-gate")
 	require.NoError(t, err)
 	assert.Equal(t, "off", v)
+}
+
+func TestProfileSilenceFields(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`agents:
+  opencode:
+    command: opencode
+    args: [acp]
+    silence_notice: 30s
+    silence_limit: 3m
+  qwen:
+    command: qwen
+    silence_notice: off
+`), 0o600))
+	fc, err := loadFileConfig(path)
+	require.NoError(t, err)
+	assert.Equal(t, lifecycle.Duration(30*time.Second), fc.Agents["opencode"].SilenceNotice)
+	assert.Equal(t, lifecycle.Duration(3*time.Minute), fc.Agents["opencode"].SilenceLimit)
+	assert.Equal(t, lifecycle.Duration(-1), fc.Agents["qwen"].SilenceNotice)
+	assert.Zero(t, fc.Agents["qwen"].SilenceLimit, "unset: the daemon's default")
+
+	require.NoError(t, os.WriteFile(path, []byte("agents:\n  x:\n    command: x\n    silence_limit: soon\n"), 0o600))
+	_, err = loadFileConfig(path)
+	require.Error(t, err, "a malformed duration is refused")
 }

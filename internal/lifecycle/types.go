@@ -4,7 +4,9 @@ package lifecycle
 // Execution live in manager.go and execution.go.
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/zap"
@@ -20,7 +22,43 @@ type Profile struct {
 	Env        map[string]string `json:"env,omitempty"`
 	Cwd        string            `json:"cwd,omitempty"`        // process cwd; defaults to the task workdir
 	Permission string            `json:"permission,omitempty"` // "allow" | "reject"; "" = "allow"
+	// Agents that retry a failing provider by themselves (opencode, Qwen
+	// Code) send nothing for a minute or more. A running turn without any
+	// update for SilenceNotice gets a calm line in the chat; one silent for
+	// SilenceLimit is cancelled as hung and retried like a lost connection.
+	// 0 = the daemon's defaults (45s, 5m); negative turns the timer off.
+	SilenceNotice Duration `json:"silence_notice,omitempty"`
+	SilenceLimit  Duration `json:"silence_limit,omitempty"`
 }
+
+// Duration is a time.Duration written as a string in config files ("45s", "5m").
+type Duration time.Duration
+
+// UnmarshalJSON accepts "45s"-style strings, and "off" (or false: YAML
+// reads a bare off as false), which is -1.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "false" {
+		*d = -1
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string like \"45s\": %w", err)
+	}
+	if s == "off" {
+		*d = -1
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the string form.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // Profile.Permission values. The default is allow: agents run unattended in
 // the task's own workdir, and rejecting every tool call would stall them.

@@ -236,6 +236,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return a.slow(ctx, sid, sc)
 	case isScenario && sc.name == scTool:
 		return a.tool(ctx, sid)
+	case isScenario && sc.name == scSilent:
+		return a.silent(ctx, sid, reply, time.Duration(sc.ms)*time.Millisecond)
 	}
 	return a.reply(ctx, sid, reply)
 }
@@ -243,6 +245,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 // fail plays a failing scenario: some stream first, /crash kills the process.
 func (a *agent) fail(ctx context.Context, sid string, sc scenario, prompt string) (acp.PromptResponse, error) {
 	switch sc.name {
+	case scHang:
+		return hang(ctx)
 	case scConnClosed:
 		partial := chunks("Echo: "+prompt, 3)
 		if len(partial) > 2 {
@@ -281,6 +285,25 @@ func (a *agent) fail(ctx context.Context, sid string, sc scenario, prompt string
 		return acp.PromptResponse{}, ctx.Err()
 	}
 	return acp.PromptResponse{}, scenarioError(sc, time.Now())
+}
+
+// hang sends nothing and answers only session/cancel, as an agent does
+// while it retries its provider in silence.
+func hang(ctx context.Context) (acp.PromptResponse, error) {
+	<-ctx.Done()
+	return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+}
+
+// silent sends nothing for d, then replies.
+func (a *agent) silent(ctx context.Context, sid, text string, d time.Duration) (acp.PromptResponse, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case <-t.C:
+	}
+	return a.reply(ctx, sid, text)
 }
 
 func (a *agent) reply(ctx context.Context, sid, text string) (acp.PromptResponse, error) {

@@ -24,6 +24,9 @@
 //	/leak[:N]               streams a 529 line carrying planted secrets (SetLeak, else
 //	                        FakeSecrets, plus an inherited ORCHESTRATORD_TOKEN), logs it
 //	                        to stderr, then fails with it (message and data)
+//	/hang[:N]               sends nothing and answers only session/cancel (stop reason
+//	                        cancelled), the first N prompts: an agent retrying in silence
+//	/silent[:MS]            sends nothing for MS milliseconds, then "Echo: <prompt>"
 //	anything else           "Echo: <prompt>" in at least three chunks
 //
 // A failing scenario's name may carry a model, "/overloaded@gpt-4o:2" or

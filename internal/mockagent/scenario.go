@@ -34,6 +34,11 @@ const (
 	// scLeak fails like scEchoOverloaded with planted secrets in its
 	// error line, stderr and error data (leak.go).
 	scLeak = "leak"
+	// scHang answers nothing at all until cancelled, the first N prompts
+	// ("/hang:N", default 1), then replies: an agent retrying in silence.
+	scHang = "hang"
+	// scSilent sends nothing for MS ("/silent:MS"), then replies.
+	scSilent = "silent"
 )
 
 // always is N for scenarios that never recover by themselves.
@@ -51,6 +56,7 @@ var failDefaults = map[string]int{
 	scToolOverloaded: 1,
 	scEchoOverloaded: 1,
 	scLeak:           1,
+	scHang:           1,
 }
 
 const (
@@ -102,7 +108,7 @@ func parseScenario(text string) (scenario, bool) {
 	case scSlow:
 		s.ms = num(1, defaultSlowMS)
 	case scTool:
-	case scWall:
+	case scWall, scSilent:
 		s.ms = num(1, 0)
 	case scRateLimit:
 		s.n = num(1, failDefaults[s.name])

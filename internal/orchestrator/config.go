@@ -101,6 +101,11 @@ type Config struct {
 	// turn (the next prompt resumes its agent session with session/load);
 	// default 15m, negative keeps processes until shutdown.
 	IdleTimeout time.Duration
+	// SilenceNotice and SilenceLimit are the defaults of the agent profiles'
+	// silence_notice and silence_limit (silence.go); 0 means
+	// DefaultSilenceNotice / DefaultSilenceLimit, negative turns it off.
+	SilenceNotice time.Duration
+	SilenceLimit  time.Duration
 }
 
 // DefaultSnapshotPageBytes is Config.SnapshotPageBytes's default.
@@ -142,6 +147,12 @@ func (c *Config) validate() error {
 	}
 	if c.SnapshotPageBytes <= 0 {
 		c.SnapshotPageBytes = DefaultSnapshotPageBytes
+	}
+	if c.SilenceNotice == 0 {
+		c.SilenceNotice = DefaultSilenceNotice
+	}
+	if c.SilenceLimit == 0 {
+		c.SilenceLimit = DefaultSilenceLimit
 	}
 	if c.Continuation == "" {
 		c.Continuation = defaultContinuation

@@ -87,6 +87,9 @@ func (h *harness) start(opts ...harnessOpt) {
 		Store: h.db, Agents: LifecycleAgents(mgr), Profiles: h.profiles(), DataDir: h.dataDir,
 		Clock: h.clock, Rand: func() float64 { return 0 },
 		Policy: routingerr.PolicyConfig{},
+		// The silence watch's timers would stand in the way of tests that
+		// advance the clock past them; silence_test.go turns it on.
+		SilenceNotice: -1, SilenceLimit: -1,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/coder/quartz"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -44,6 +47,11 @@ type turn struct {
 	storeErr  error  // an event of this turn could not be saved (storefault.go)
 	// streams sanitise the streamed agent and thought text (redact.go).
 	streams map[string]*redactor
+	// Silence watch (silence.go).
+	silence      *quartz.Timer
+	lastActivity time.Time
+	silentNote   string // id of the "no response" line; "" when none
+	hung         bool   // cancelled for its silence
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -105,6 +113,7 @@ func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) erro
 	}
 	rt.turn = t
 	s.stopIdleLocked(rt)
+	s.armSilenceLocked(rt, t)
 	_ = s.setStateLocked(rt, store.SessionStarting, store.TaskInProgress)
 	if !s.goTurn(func() { s.runTurn(rt, t) }) {
 		rt.turn = nil
@@ -225,6 +234,7 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 	if t == nil {
 		return
 	}
+	s.activityLocked(rt, t)
 	s.noteProbeOutputLocked(rt, t, ev)
 	switch ev.Kind {
 	case lifecycle.EventAgentMessage:
@@ -316,6 +326,14 @@ func (s *Service) StopTurn(ctx context.Context, req StopRequest) error {
 // A failure's notice (or banner) goes out first; the failed agent process is
 // torn down after it (evidence.go).
 func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle.PromptResult, err error) {
+	rt.mu.Lock()
+	if rt.turn == t {
+		s.stopSilenceLocked(rt, t)
+	}
+	if t.hung && !t.stopped && !t.cancelledRetry && s.ctx.Err() == nil {
+		err = s.hungFailure(rt, t, err)
+	}
+	rt.mu.Unlock()
 	var ev routingerr.Evidence
 	if err != nil {
 		var teardown func()
