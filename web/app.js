@@ -173,7 +173,7 @@ function renderAgents(agents) {
   const previous = select.value;
   select.replaceChildren();
   for (const a of agents) {
-    const opt = el('option', { value: a.name, text: a.available ? a.name : `${a.name} (not installed)` });
+    const opt = el('option', { value: a.name, text: (a.installed ?? a.available) ? a.name : `${a.name} (not installed)` });
     select.append(opt);
   }
   const pick = agents.find((a) => a.name === previous) || agents.find((a) => a.default) || agents.find((a) => a.name === 'mock') || agents[0];

@@ -30,6 +30,11 @@ type process struct {
 
 // resolveCommand finds the executable up front so that a missing agent is a
 // clear process_start error instead of a chdir/exec error text.
+// ResolveCommand finds an agent profile's command as Start would: an
+// absolute or relative path, or a name looked up on PATH; it returns the
+// absolute path of the executable.
+func ResolveCommand(name string) (string, error) { return resolveCommand(name) }
+
 func resolveCommand(name string) (string, error) {
 	if name == "" {
 		return "", errors.New("agent profile has no command")

@@ -114,9 +114,13 @@ func newTaskView(t store.Task, sessions []store.Session) TaskView {
 
 // AgentInfo is one entry of agent.list.
 type AgentInfo struct {
-	Name      string `json:"name"`
-	Command   string `json:"command"`
-	Available bool   `json:"available"` // the executable was found
+	Name    string `json:"name"`
+	Command string `json:"command"`
+	// Installed: the command resolves to an executable (on PATH, or its
+	// absolute path), as it would when a task starts; Path is where.
+	Installed bool   `json:"installed"`
+	Path      string `json:"path,omitempty"`
+	Available bool   `json:"available"` // the same as Installed (older clients)
 	Default   bool   `json:"default"`
 }
 

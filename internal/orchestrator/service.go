@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/orchestratord/orchestratord/internal/lifecycle"
 	"github.com/orchestratord/orchestratord/internal/routingerr"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
@@ -149,8 +149,9 @@ func (s *Service) Close() error {
 func (s *Service) Agents() []AgentInfo {
 	out := make([]AgentInfo, 0, len(s.cfg.Profiles))
 	for name, p := range s.cfg.Profiles {
-		_, err := exec.LookPath(p.Command)
-		out = append(out, AgentInfo{Name: name, Command: p.Command, Available: err == nil, Default: name == s.cfg.DefaultAgent})
+		path, err := lifecycle.ResolveCommand(p.Command)
+		out = append(out, AgentInfo{Name: name, Command: p.Command, Installed: err == nil, Path: path,
+			Available: err == nil, Default: name == s.cfg.DefaultAgent})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
