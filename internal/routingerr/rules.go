@@ -285,10 +285,37 @@ func statusIs(lo, hi int) func(s *scan) int {
 
 // laterErrorAfterLine reports whether an error line follows the line holding
 // offset i: the agent's own retry loop ended in a final error.
+//
+// Claude Code writes the retried error's cause on the next line, as
+// "    ⎿  TypeError (fetch failed)" (cli.js: `${cause.name} (${cause.message})`);
+// that line belongs to the retry, it is not a later error.
 func laterErrorAfterLine(low string, i int) bool {
 	nl := strings.IndexByte(low[i:], '\n')
 	if nl < 0 {
 		return false
 	}
-	return strings.Contains(low[i+nl:], "error")
+	rest := low[i+nl+1:]
+	if isCauseLine(rest) {
+		nl = strings.IndexByte(rest, '\n')
+		if nl < 0 {
+			return false
+		}
+		rest = rest[nl:]
+	}
+	return strings.Contains(rest, "error")
+}
+
+// isCauseLine: the line at the start of s is Claude Code's cause line under
+// a retry line: "⎿", then an error name, a space and "(".
+func isCauseLine(s string) bool {
+	s = strings.TrimLeft(s, " \t")
+	if !strings.HasPrefix(s, "⎿") {
+		return false
+	}
+	s = strings.TrimLeft(s[len("⎿"):], " \t")
+	n := 0
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= '0' && s[n] <= '9' || s[n] == '_') {
+		n++
+	}
+	return n > 0 && strings.HasPrefix(s[n:], " (")
 }

@@ -15,6 +15,8 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
 	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage"}
 
+var kwDailyQuota = newKW("reached your daily")
+
 var agentRules = []rule{
 	{id: "agent.own_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
 		gate:  agentRetryWords,
@@ -26,6 +28,12 @@ var agentRules = []rule{
 					continue
 				}
 				if k == "trying to reach " && !strings.Contains(s.low[i:min(len(s.low), i+120)], "(attempt ") {
+					continue
+				}
+				// Gemini CLI's fallback after a daily quota ("You have reached
+				// your daily quota limit. Automatically switching from …"): the
+				// quota is the news, and replaying it only finds it again.
+				if k == "automatically switching from" && s.hasKW(kwDailyQuota) {
 					continue
 				}
 				return i
@@ -44,7 +52,7 @@ var quotaWords = []string{"exceeded your current quota", "resource_exhausted", "
 var (
 	perDayWords    = []string{"perday", "per_day", "per day", "daily", "dailyrequests"}
 	perMinuteWords = []string{"perminute", "per_minute", "per minute", "please retry in", "retrydelay",
-		"suggested retry after", "rate-limit", "rate_limit_exceeded", "requests_per_minute"}
+		"suggested retry after", "rate_limit_exceeded", "requests_per_minute"}
 )
 
 var quotaRules = []rule{

@@ -24,7 +24,7 @@ var anthropicRules = []rule{
 			if i < 0 || s.retriesOver(i) {
 				return -1
 			}
-			if _, _, ok := parseHumanDuration(s.low[i+len("retrying in "):]); !ok {
+			if _, _, ok := parseHumanDuration(s.low[i+len("retrying in "):]); !ok && !attemptOnLine(s.low, i) {
 				return -1
 			}
 			return i
@@ -124,3 +124,14 @@ var anthropicRules = []rule{
 }
 
 var kw529Overloaded = newKW("529 overloaded")
+
+// attemptOnLine: the line from i carries Claude Code's "(attempt N/M)"
+// counter, so "Retrying in X seconds… (attempt N/10)" is the retry line even
+// where the delay is not a number (a paste with the delay retyped).
+func attemptOnLine(low string, i int) bool {
+	line := low[i:]
+	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	return strings.Contains(line, "(attempt ")
+}
