@@ -544,8 +544,18 @@ func (s *Service) Start(ctx context.Context) error {
 			_ = s.store.DeletePendingRetry(ctx, rec.SessionID)
 			continue
 		}
-		parked[rec.SessionID] = true
 		rt.mu.Lock()
+		if rt.banner != "" {
+			// A recovery banner ended this chain, but the store could not
+			// delete its row then (a full disk): it must not fire behind
+			// the banner now, nor turn into a second one.
+			s.log.Warn("stale pending retry behind a recovery banner dropped", zap.String("session_id", rec.SessionID),
+				zap.Int("attempt", rec.Attempt), zap.String("state", rec.State))
+			_ = s.store.DeletePendingRetry(ctx, rec.SessionID)
+			rt.mu.Unlock()
+			continue
+		}
+		parked[rec.SessionID] = true
 		rt.notice = rec.NoticeID
 		rt.retry = &parkedRetry{rec: rec}
 		s.cfg.Metrics.parkedSessions.Inc()

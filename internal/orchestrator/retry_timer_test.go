@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,4 +167,126 @@ func TestRetryWhoseClaimCannotBeSavedIsHeldNotLost(t *testing.T) {
 		assert.NotEqual(t, kindRecovery, m.Metadata["kind"], "no banner: the retry still goes")
 	}
 	assert.Empty(t, byRole(h.messages(v.Sessions[0].ID), "user")[1:], "nothing was re-sent")
+}
+
+// A retry row that a full disk kept from being deleted when the banner
+// ended its chain is dropped at the next start: it neither fires behind
+// the banner nor becomes an "interrupted" one (found by the fault suite,
+// test/chaos seed 2049: the daemon replayed the turn after a restart).
+func TestStaleRetryRowBehindABannerIsDroppedAtStart(t *testing.T) {
+	h := newHarness(t)
+	trap := h.clock.Trap().AfterFunc("retry")
+	v, f := h.create("/overloaded:4 stale row", nil)
+	sid := v.Sessions[0].ID
+	for _, d := range []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second} {
+		call, err := trap.Wait(h.ctx)
+		require.NoError(t, err)
+		call.MustRelease(h.ctx)
+		h.clock.Advance(d).MustWait(h.ctx)
+	}
+	trap.Close()
+	b := f.until(isBanner)
+	f.until(isState(store.SessionFailed))
+	// What a failed delete leaves behind.
+	require.NoError(t, h.db.SavePendingRetry(h.ctx, store.PendingRetry{
+		SessionID: sid, TaskID: v.ID, Generation: 1, Attempt: 3, MaxAttempts: 3, Code: "overloaded",
+		RetryAt: h.clock.Now().Add(-time.Second), Prompt: "/overloaded:4 stale row", Resume: true, State: store.RetryPending,
+		CreatedAt: h.clock.Now(),
+	}))
+
+	h.stop()
+	h.start()
+	require.NoError(t, h.svc.Start(h.ctx))
+	_, ok := h.pending(sid)
+	assert.False(t, ok, "the stale row is gone")
+	status := byRole(h.messages(sid), "status")
+	require.Len(t, status, 1)
+	assert.Equal(t, b.Message.ID, status[0].ID, "the banner stays as it was")
+	got, err := mockagent.ReceivedPrompts(h.stateDir)
+	require.NoError(t, err)
+	assert.Len(t, got, 4, "nothing was re-sent: the first attempt and three retries")
+}
+
+// failDeleteOnce cannot delete a pending retry the first time, as a full disk.
+type failDeleteOnce struct {
+	Store
+	failed *atomic.Bool
+}
+
+func (s failDeleteOnce) DeletePendingRetry(ctx context.Context, id string) error {
+	if s.failed.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+	}
+	return s.Store.DeletePendingRetry(ctx, id)
+}
+
+// The row a failed delete left behind is deleted by the next reconcile,
+// without a restart.
+func TestRetryRowAFullDiskKeptIsDeletedWhenTheStoreWritesAgain(t *testing.T) {
+	h := newHarness(t)
+	h.stop()
+	h.start(func(c *Config) { c.Store = failDeleteOnce{Store: h.db, failed: &atomic.Bool{}} })
+	retry := h.clock.Trap().AfterFunc("retry")
+	reconcile := h.clock.Trap().AfterFunc("reconcile")
+	defer reconcile.Close()
+	v, f := h.create("/overloaded:4 row left", nil)
+	sid := v.Sessions[0].ID
+	for range 3 {
+		call, err := retry.Wait(h.ctx)
+		require.NoError(t, err)
+		call.MustRelease(h.ctx)
+		h.clock.Advance(call.Duration).MustWait(h.ctx)
+	}
+	retry.Close()
+	call, err := reconcile.Wait(h.ctx) // the banner's delete failed: reconcile is armed
+	require.NoError(t, err)
+	call.MustRelease(h.ctx)
+	f.until(isBanner)
+	_, ok := h.pending(sid)
+	assert.True(t, ok, "the row the full disk kept")
+	h.clock.Advance(call.Duration).MustWait(h.ctx)
+	_, ok = h.pending(sid)
+	assert.False(t, ok, "reconcile deleted it")
+}
+
+// failNoticeDeleteOnce cannot delete a message the first time, as a full disk.
+type failNoticeDeleteOnce struct {
+	Store
+	failed *atomic.Bool
+}
+
+func (s failNoticeDeleteOnce) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if w.DeleteMessage != "" && s.failed.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+	}
+	return s.Store.AppendEvent(ctx, w)
+}
+
+// A notice whose deletion a full disk refused does not stay above the
+// banner: reconcile deletes it (found by test/chaos seed 2049).
+func TestNoticeAFullDiskKeptIsDeletedWhenTheStoreWritesAgain(t *testing.T) {
+	h := newHarness(t)
+	h.stop()
+	h.start(func(c *Config) { c.Store = failNoticeDeleteOnce{Store: h.db, failed: &atomic.Bool{}} })
+	retry := h.clock.Trap().AfterFunc("retry")
+	reconcile := h.clock.Trap().AfterFunc("reconcile")
+	defer reconcile.Close()
+	v, f := h.create("/overloaded:4 notice left", nil)
+	sid := v.Sessions[0].ID
+	for range 3 {
+		call, err := retry.Wait(h.ctx)
+		require.NoError(t, err)
+		call.MustRelease(h.ctx)
+		h.clock.Advance(call.Duration).MustWait(h.ctx)
+	}
+	retry.Close()
+	call, err := reconcile.Wait(h.ctx)
+	require.NoError(t, err)
+	call.MustRelease(h.ctx)
+	f.until(isBanner)
+	assert.Len(t, byRole(h.messages(sid), "status"), 2, "the notice the full disk kept, and the banner")
+	h.clock.Advance(call.Duration).MustWait(h.ctx)
+	status := byRole(h.messages(sid), "status")
+	require.Len(t, status, 1)
+	assert.Equal(t, kindRecovery, status[0].Metadata["kind"])
 }

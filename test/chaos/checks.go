@@ -142,6 +142,32 @@ func (r *runner) settle(ctx context.Context, round int, seed int64) {
 	}
 }
 
+// leftovers reads the retry rows and session states, giving the daemon's
+// reconcile (every 5s) time to delete rows a full disk left behind.
+func (r *runner) leftovers(ctx context.Context) (map[string]string, map[string]sessionState, error) {
+	deadline := time.Now().Add(7 * time.Second)
+	for {
+		pending, err := r.pendingRetries(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("pending retries: %w", err)
+		}
+		states, err := r.states(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("task.list: %w", err)
+		}
+		stale := false
+		for id, row := range pending {
+			if !live(row, states[id].State) {
+				stale = true
+			}
+		}
+		if !stale || !time.Now().Before(deadline) || ctx.Err() != nil {
+			return pending, states, nil
+		}
+		pause(ctx, 500*time.Millisecond)
+	}
+}
+
 // live reports whether a retry row can still move by itself: pending
 // beside a session that is not FAILED (a banner), or dispatching beside a
 // running one. Any other row is left over (stale-retry-row).
@@ -199,13 +225,9 @@ func (r *runner) check(ctx context.Context, round int, seed int64) error {
 	r.mu.Unlock()
 	banners := map[string][]time.Time{} // session → when a recovery banner was added
 	interrupted := 0                    // of them "interrupted" (a kill caught a retry mid-dispatch)
-	pending, err := r.pendingRetries(ctx)
+	pending, states, err := r.leftovers(ctx)
 	if err != nil {
-		return fmt.Errorf("pending retries: %w", err)
-	}
-	states, err := r.states(ctx)
-	if err != nil {
-		return fmt.Errorf("task.list: %w", err)
+		return err
 	}
 	for _, s := range sessions {
 		banners[s.id] = append(banners[s.id], s.banners...)
