@@ -1,6 +1,9 @@
 package routingerr
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Rules read from the agents' own sources (testdata/catalogue): their
 // progress lines, the quota family shared by Gemini, Qwen, OpenAI and
@@ -16,6 +19,9 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage"}
 
 var kwDailyQuota = newKW("reached your daily")
+
+// shortReset is the longest reset that is still a rate window, not a quota.
+const shortReset = 5 * time.Minute
 
 var agentRules = []rule{
 	{id: "agent.own_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
@@ -73,6 +79,29 @@ var quotaRules = []rule{
 				}
 				off = end
 			}
+		}},
+	// Gemini Code Assist's "You have exhausted your capacity on this model.
+	// Your quota will reset after 53s.": a reset within a few minutes is a
+	// rate window; wait the stated time and retry. Longer is a plan quota
+	// (quota.daily below).
+	{id: "google.capacity_short_reset.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		gate: []string{"quota will reset after "},
+		match: func(s *scan) int {
+			i := strings.LastIndex(s.low, "quota will reset after ")
+			if i < 0 {
+				return -1
+			}
+			if d, _, ok := parseHumanDuration(s.low[i+len("quota will reset after "):]); ok && d > 0 && d <= shortReset {
+				return i
+			}
+			return -1
+		},
+		hint: func(s *scan, c Classification) Classification {
+			i := strings.LastIndex(s.low, "quota will reset after ")
+			if d, _, ok := parseHumanDuration(s.low[i+len("quota will reset after "):]); ok {
+				c.RetryAfter = new(d)
+			}
+			return c
 		}},
 	// Plan and free-tier quotas that say they are daily or exhausted until a
 	// reset: Gemini's PerDay quota ids and "daily quota", Code Assist's
@@ -163,7 +192,8 @@ var sharedRules = []rule{
 			"error occurred while processing your request", "vector_store_timeout"}},
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
 		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
-			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled"}},
+			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled",
+			"would exceed the rate limit"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".

@@ -67,6 +67,29 @@ var transportLostRules = []rule{
 			}
 			return -1
 		}},
+	// Claude Code's stream watchdog: "Stream idle timeout - no chunks
+	// received" (2.1.100), "... - partial response received"; the stream
+	// stalled, a new request resumes.
+	{id: "claude_code.stream_idle.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		any: []string{"stream idle timeout"}},
+	// axios (bundled in Claude Code and others): "timeout of 5000ms exceeded".
+	{id: "axios.timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		gate: []string{"timeout of "},
+		match: func(s *scan) int {
+			i := strings.Index(s.low, "timeout of ")
+			if i < 0 {
+				return -1
+			}
+			j := i + len("timeout of ")
+			k := j
+			for k < len(s.low) && isDigit(s.low[k]) {
+				k++
+			}
+			if k > j && strings.HasPrefix(s.low[k:], "ms exceeded") {
+				return i
+			}
+			return -1
+		}},
 	{id: "net.connection_words.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		any: []string{"client network socket disconnected", "socket connection was closed unexpectedly",
 			"unable to connect. is the computer able to access the url", "connectionrefused", "failedtoopensocket",

@@ -574,6 +574,19 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("I've updated worker.go so that when the queue is overloaded the handler returns HTTP 529 with an `overloaded_error` body."),
 			txt("the server was overloaded yesterday\nError: file not found")},
 	},
+	"google.capacity_short_reset.v1": {
+		pos: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 45s.")},
+		neg: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 19h5m27s."),
+			txt("Your quota will reset after midnight.")},
+	},
+	"claude_code.stream_idle.v1": {
+		pos: []Evidence{txt("API Error: Stream idle timeout - no chunks received")},
+		neg: []Evidence{txt("set the stream timeout to 30s"), txt("Error: idle timeout reached for the stream")},
+	},
+	"axios.timeout.v1": {
+		pos: []Evidence{txt("AxiosError: timeout of 60000ms exceeded")},
+		neg: []Evidence{txt("a timeout of 5 minutes exceeded my patience"), txt("timeout of ms exceeded")},
+	},
 	"agent.exited_mid_turn.v1": {
 		pos: []Evidence{{Phase: PhaseStreaming, ExitStatus: "signal: killed"}, {Phase: PhasePromptSend, ExitStatus: "exit status 1", StderrTail: "bye"}},
 		neg: []Evidence{{Phase: PhaseProcessStart, ExitStatus: "exit status 1"}, {Phase: PhaseStreaming}},

@@ -8,6 +8,7 @@ var statusMarkers = []string{
 	"status: ", "status code: ", "status code ", "unexpected status ", "status=",
 	`"code":`, `"status":`, `"status_code":`, `"statuscode":`, `"api_error_status":`,
 	"request rejected (", "error code: ", "error: http ", "api error (status ",
+	"status code of ", "status_code=",
 }
 
 // httpStatus returns the effective HTTP status and its offset in raw. A
