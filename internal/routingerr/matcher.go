@@ -15,7 +15,7 @@ import "fmt"
 
 const (
 	maxTracked  = 32 // keywords whose last position the scan records
-	maxKeywords = 8 * 64
+	maxKeywords = 10 * 64
 	denseDepth  = 3 // states up to this depth get dense rows
 	outFlag     = 1 << 15
 	stateMask   = outFlag - 1

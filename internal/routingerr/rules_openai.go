@@ -43,14 +43,15 @@ var openaiRules = []rule{
 	// The history holds a tool call without its output: replaying the same
 	// history fails the same way.
 	{id: "openai.no_tool_output.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
-		any: []string{"no tool output found for function call"}},
+		any: []string{"no tool output found for function call", "no tool call found for function call output",
+			"without its required 'reasoning' item", "without its required reasoning item"}},
 
 	{id: "openai.insufficient_quota.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
 		any: []string{"insufficient_quota", "billing_hard_limit_reached"}},
 	{id: "openai.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
 		any: []string{"invalid_api_key", "incorrect api key provided"}},
 	{id: "openai.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
-		any: []string{"model_not_found", "does not exist or you do not have access to it"}},
+		any: []string{"model_not_found", "does not exist or you do not have access to it", "model is not supported when using codex"}},
 	// Codex's QuotaExceeded and similar; Gemini sends the same sentence with
 	// RESOURCE_EXHAUSTED, which rules_google.go reads by its quota id.
 	{id: "openai.plan_and_billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
