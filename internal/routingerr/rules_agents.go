@@ -46,7 +46,35 @@ var agentRules = []rule{
 			}
 			return -1
 		},
-		hint: func(_ *scan, c Classification) Classification { return c }},
+		hint: func(s *scan, c Classification) Classification {
+			if d, ok := codexRetryDelay(s.low); ok {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
+}
+
+// codexRetryDelay reads the delay of Codex's own retry line, "<error>;
+// retrying 2/5 in 1.6s…" (codex-rs: "{err}; retrying {attempt}/{max} in
+// {delay:?}…"), the last one in low.
+func codexRetryDelay(low string) (time.Duration, bool) {
+	i := strings.LastIndex(low, "; retrying ")
+	if i < 0 {
+		return 0, false
+	}
+	rest := low[i+len("; retrying "):]
+	j := 0
+	for j < len(rest) && (isDigit(rest[j]) || rest[j] == '/') {
+		j++
+	}
+	if j == 0 || !strings.HasPrefix(rest[j:], " in ") {
+		return 0, false
+	}
+	d, _, ok := parseHumanDuration(rest[j+len(" in "):])
+	if !ok || d <= 0 || d > maxHint {
+		return 0, false
+	}
+	return d, true
 }
 
 // quotaWords introduce the quota family: a per-minute rate, a daily or plan
@@ -180,7 +208,7 @@ var sharedRules = []rule{
 		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",
 			"native binary not found", "cwd` must be an absolute path", "does not exist on the machine running the agent",
 			"cwd` is not a directory", "missing environment variable", "sign in to network or proxy",
-			"executable not found"}},
+			"executable not found", "err_module_not_found", "the system cannot find the file specified", "is not registered"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission"}},
 
