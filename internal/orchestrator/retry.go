@@ -488,7 +488,7 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	t.gen = next.Generation
 	t.replay, t.fresh, t.probe, t.afterRestart = true, fresh, probe, afterRestart
 	s.log.Info("manual recovery", zap.String("session_id", rt.sess.ID), zap.String("action", req.Action))
-	return s.launchLocked(rt, t, &next)
+	return s.launchOrFailLocked(rt, t, &next)
 }
 
 // cancelRetryLocked disarms the chain and shows the banner; idempotent.

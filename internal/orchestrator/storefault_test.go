@@ -312,3 +312,23 @@ func TestNoticeThatCannotBeDeletedIsGoneForTheUser(t *testing.T) {
 	_, ok := h.pending(sid)
 	require.False(t, ok, "the retry row went too")
 }
+
+// Resume whose start cannot be saved, after the parked retry it supersedes
+// is gone: the session ends with the banner, not with the retry silently
+// dropped (found by make chaos, seed 332).
+func TestResumeThatCannotStartEndsWithTheBanner(t *testing.T) {
+	faults := &faultStore{}
+	h := newHarness(t, withFaults(faults))
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/overloaded:1 fix it", nil)
+	sid := v.Sessions[0].ID
+	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+	faults.set(func(w store.EventWrite) bool { return w.Event.Type == "session.turn.started" })
+	require.NoError(t, h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume}))
+	b := f.until(isBanner)
+	require.Equal(t, kindStoreFailed, b.Message.Metadata["reason"])
+	f.until(isState(store.SessionFailed))
+	_, ok := h.pending(sid)
+	require.False(t, ok)
+}

@@ -101,7 +101,19 @@ func (s *Service) startUserTurn(rt *sessionRT, text string) error {
 	rt.chain = chainState{}
 	t := s.newTurn(rt, text)
 	t.id = turnID
-	return s.launchLocked(rt, t, nil)
+	return s.launchOrFailLocked(rt, t, nil)
+}
+
+// launchOrFailLocked launches a turn whose prompt is already recorded: if
+// its start cannot be saved, the turn fails visibly (the could-not-save
+// banner, Resume) rather than leaving the user's action half done.
+func (s *Service) launchOrFailLocked(rt *sessionRT, t *turn, next *store.Session) error {
+	err := s.launchLocked(rt, t, next)
+	if errors.Is(err, ErrStorage) {
+		s.storeFailedLocked(rt, nil, err)
+		return nil
+	}
+	return err
 }
 
 // launchLocked publishes the turn's start (with the next session row, when
