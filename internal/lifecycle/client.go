@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 	"go.uber.org/zap"
@@ -20,6 +21,7 @@ type acpClient struct {
 	loading  bool       // session/load in progress: updates are replay, not live
 	replay   []replayed
 	lastUser bool // the previous replay update was a user chunk
+	updates  int  // replayed updates so far: settleReplay watches it move
 	turn     turnFlags
 }
 
@@ -59,6 +61,7 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.loading {
+		c.updates++
 		c.collectReplay(n.Update)
 		return nil
 	}
@@ -102,8 +105,38 @@ func (c *acpClient) collectReplay(u acp.SessionUpdate) {
 
 func (c *acpClient) beginLoad() {
 	c.mu.Lock()
-	c.loading, c.replay, c.lastUser = true, nil, false
+	c.loading, c.replay, c.lastUser, c.updates = true, nil, false, 0
 	c.mu.Unlock()
+}
+
+func (c *acpClient) replayCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.updates
+}
+
+// settleReplay keeps replay mode on after session/load has answered until
+// no update has come for quiet, at most max: Gemini CLI 0.61 answers the
+// load after its first replayed message and streams the rest after the
+// answer, and those chunks would otherwise read as the retry's reply.
+func (c *acpClient) settleReplay(quiet, max time.Duration) {
+	deadline := time.NewTimer(max)
+	defer deadline.Stop()
+	tick := time.NewTicker(quiet)
+	defer tick.Stop()
+	last := c.replayCount()
+	for {
+		select {
+		case <-deadline.C:
+			return
+		case <-tick.C:
+			n := c.replayCount()
+			if n == last {
+				return
+			}
+			last = n
+		}
+	}
 }
 
 // endLoad switches to live mode and returns the replayed user prompts.

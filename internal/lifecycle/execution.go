@@ -161,7 +161,11 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 			_, err := e.conn.LoadSession(hctx, acp.LoadSessionRequest{
 				SessionId: acp.SessionId(req.ResumeSessionID), Cwd: req.Workdir, McpServers: []acp.McpServer{},
 			})
-			// The SDK's barrier has run every replayed update through SessionUpdate by now.
+			// The SDK's barrier has run every update sent before the answer
+			// through SessionUpdate by now; some agents go on replaying after it.
+			if err == nil {
+				e.client.settleReplay(replayQuiet, replaySettleMax)
+			}
 			prompts := e.client.endLoad()
 			if err == nil {
 				e.sessionID, e.resumed, e.replayed = req.ResumeSessionID, true, prompts
@@ -188,6 +192,15 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 	e.sessionID = string(resp.SessionId)
 	return nil
 }
+
+// After a successful session/load, replay counts as over once no update has
+// come for replayQuiet, at most replaySettleMax after the answer. Gemini CLI
+// sends its late replay at once after the answer; an agent that replays
+// nothing late costs one replayQuiet per resume.
+const (
+	replayQuiet     = 30 * time.Millisecond
+	replaySettleMax = 500 * time.Millisecond
+)
 
 // resourceNotFound is ACP's JSON-RPC code for an unknown session.
 const resourceNotFound = -32002

@@ -28,6 +28,7 @@ const (
 	envMockAgent  = "LIFECYCLE_TEST_MOCK_AGENT"
 	envNoLoad     = "LIFECYCLE_TEST_NO_LOAD"
 	envBrokenLoad = "LIFECYCLE_TEST_BROKEN_LOAD"
+	envLateReplay = "LIFECYCLE_TEST_LATE_REPLAY" // replay goes on after the load's answer, as Gemini CLI does
 	envGrandchild = "LIFECYCLE_TEST_GRANDCHILD"  // spawn a SIGTERM-ignoring child holding our pipes
 	envIgnoreTerm = "LIFECYCLE_TEST_IGNORE_TERM" // the agent itself ignores SIGTERM
 	envSleeper    = "LIFECYCLE_TEST_SLEEPER"
@@ -80,6 +81,7 @@ func runMockAgent() int {
 		StateDir:      os.Getenv(envStateDir),
 		NoLoadSession: os.Getenv(envNoLoad) == "1",
 		BrokenLoad:    os.Getenv(envBrokenLoad) == "1",
+		LateReplay:    os.Getenv(envLateReplay) == "1",
 		Logger:        log,
 	})
 	if errors.Is(err, mockagent.ErrCrash) {

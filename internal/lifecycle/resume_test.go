@@ -32,6 +32,29 @@ func TestResumeReplaysHistory(t *testing.T) {
 	assert.Equal(t, "Recovered after 1 failures: Echo: continue", messageText(rec.take()))
 }
 
+// Gemini CLI answers session/load after its first replayed message and
+// replays the rest after the answer: that history is still replay, never
+// the next turn's reply, and its user prompts still count as held.
+func TestReplayAfterTheLoadAnswerIsNotLiveOutput(t *testing.T) {
+	t.Parallel()
+	m := newTestManager(t)
+	state := t.TempDir()
+	late := []string{envLateReplay, "1"}
+	first, _ := startAgent(t, m, agentOpts{stateDir: state, env: late})
+	for _, p := range []string{"first question", "second question"} {
+		_, err := prompt(t, first, p)
+		noErr(t, err)
+	}
+	noErr(t, first.Close())
+
+	second, rec := startAgent(t, m, agentOpts{stateDir: state, resume: first.AgentSessionID(), env: late})
+	assert.True(t, second.Resumed())
+	assert.Equal(t, []string{"first question", "second question"}, second.ReplayedUserPrompts())
+	_, err := prompt(t, second, "third question")
+	noErr(t, err)
+	assert.Equal(t, "Echo: third question", messageText(rec.take()), "the replayed answers are not part of the live reply")
+}
+
 func TestResumeWithoutLoadSessionStartsFresh(t *testing.T) {
 	t.Parallel()
 	m := newTestManager(t)

@@ -23,6 +23,9 @@ type Config struct {
 	// BrokenLoad advertises session/load but fails every one the way Gemini
 	// CLI 0.61 does in a new process ("No previous sessions found for this project.").
 	BrokenLoad bool
+	// LateReplay answers session/load after the first replayed message and
+	// sends the rest just after its answer, as Gemini CLI 0.61 does.
+	LateReplay bool
 	Logger     *zap.Logger // default zap.NewNop(); never stdout, which is the protocol
 }
 
@@ -66,6 +69,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, cfg Config) error {
 	close(gate)
 	close(a.ready)
 
+	defer a.late.Wait()
 	select {
 	case <-conn.Done():
 		return nil
@@ -100,6 +104,8 @@ type agent struct {
 
 	mu       sync.Mutex      // guards sessions
 	sessions map[string]bool // sessions created or loaded by this process
+
+	late sync.WaitGroup // LateReplay senders; Run waits for them
 }
 
 var (
@@ -149,12 +155,30 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	if err != nil {
 		return acp.LoadSessionResponse{}, &acp.RequestError{Code: -32002, Message: "Resource not found: session " + id}
 	}
+	updates := make([]acp.SessionUpdate, 0, len(f.Messages))
 	for _, m := range f.Messages {
 		mid := m.ID
 		u := acp.SessionUpdate{AgentMessageChunk: &acp.SessionUpdateAgentMessageChunk{Content: acp.TextBlock(m.Text), MessageId: &mid}}
 		if m.Role == roleUser {
 			u = acp.SessionUpdate{UserMessageChunk: &acp.SessionUpdateUserMessageChunk{Content: acp.TextBlock(m.Text), MessageId: &mid}}
 		}
+		updates = append(updates, u)
+	}
+	now := updates
+	if a.cfg.LateReplay && len(updates) > 1 {
+		now = updates[:1]
+		rest := updates[1:]
+		a.late.Go(func() {
+			// After the answer has gone out; the peer's ctx, not this call's.
+			time.Sleep(5 * time.Millisecond)
+			for _, u := range rest {
+				if a.send(context.Background(), id, u) != nil {
+					return
+				}
+			}
+		})
+	}
+	for _, u := range now {
 		if err := a.send(ctx, id, u); err != nil {
 			return acp.LoadSessionResponse{}, err
 		}
