@@ -151,6 +151,12 @@ var statusRules = []rule{
 	{id: "http.too_many_requests_text.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.7,
 		gate:  []string{"429 too many requests"},
 		match: func(s *scan) int { return anyBounded(s.low, "429 too many requests") }},
+	// The reason phrase alone on an error line ("Error: Too Many
+	// Requests", a gateway's {"error_msg":"Too many requests, …"}).
+	{id: "http.too_many_requests_phrase.v1", band: bandFallback, code: "rate_limited", class: ClassTransient, conf: 0.6,
+		gate:  []string{"too many requests"},
+		check: checkErrorText,
+		match: func(s *scan) int { return s.errorText("too many requests") }},
 	{id: "http.internal_error_text.v1", band: bandStatus, code: "server_error", class: ClassTransient, conf: 0.7,
 		gate:  []string{"500 internal server error"},
 		match: func(s *scan) int { return anyBounded(s.low, "500 internal server error") }},

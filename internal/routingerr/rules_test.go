@@ -583,6 +583,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("API Error: Stream idle timeout - no chunks received")},
 		neg: []Evidence{txt("set the stream timeout to 30s"), txt("Error: idle timeout reached for the stream")},
 	},
+	"http.too_many_requests_phrase.v1": {
+		pos: []Evidence{txt("Error: Too Many Requests")},
+		neg: []Evidence{txt("we send too many requests to the index when the cache is cold")},
+	},
 	"axios.timeout.v1": {
 		pos: []Evidence{txt("AxiosError: timeout of 60000ms exceeded")},
 		neg: []Evidence{txt("a timeout of 5 minutes exceeded my patience"), txt("timeout of ms exceeded")},
