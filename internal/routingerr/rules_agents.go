@@ -13,10 +13,12 @@ import (
 // ("Attempt 2 failed with status 429. Retrying with backoff...", "Retrying
 // after 2341ms...", "Trying to reach gemini-2.5-pro (Attempt 2/10)"), Codex
 // ("stream disconnected - retrying sampling request (1/5 in 210ms)..."),
+// opencode's TUI ("<message> [retrying attempt #2]"),
 // Qwen's context compression.
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
-	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage"}
+	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage",
+	"[retrying attempt #"}
 
 var kwDailyQuota = newKW("reached your daily")
 
