@@ -290,3 +290,33 @@ func TestNoticeAFullDiskKeptIsDeletedWhenTheStoreWritesAgain(t *testing.T) {
 	require.Len(t, status, 1)
 	assert.Equal(t, kindRecovery, status[0].Metadata["kind"])
 }
+
+// failResumeStartStore refuses the turn.started of a manual Resume.
+type failResumeStartStore struct {
+	Store
+}
+
+func (s failResumeStartStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if w.Event.Type == "session.turn.started" && strings.Contains(string(w.Event.Payload), `"replay":true`) {
+		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+	}
+	return s.Store.AppendEvent(ctx, w)
+}
+
+// A Resume whose turn cannot be saved puts the banner back: the chat is
+// never left with neither the banner nor a turn (found by the fault suite,
+// test/chaos seed 4012).
+func TestResumeThatCannotBeSavedKeepsABanner(t *testing.T) {
+	h := newHarness(t)
+	h.stop()
+	h.start(func(c *Config) { c.Store = failResumeStartStore{Store: h.db} })
+	v, f := h.create("/auth resume me", nil)
+	sid := v.Sessions[0].ID
+	f.until(isBanner)
+	f.until(isState(store.SessionFailed))
+
+	// Answered OK or not, the turn ends at once with the banner back.
+	_ = h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume})
+	b := f.until(isBanner)
+	assert.Equal(t, kindStoreFailed, b.Message.Metadata["reason"])
+}

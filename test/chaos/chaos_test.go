@@ -29,6 +29,7 @@ var regressionSeeds = []int64{
 	100,  // dup-agent-turn: Resume on a session with nothing to recover re-sent the answered prompt (fixed: CONFLICT)
 	103,  // stuck-running, stuck-pending: a full disk mid-turn left sessions RUNNING and a retry unclaimed forever (issue 10 #2)
 	2049, // stale-retry-row: the row of a chain a full disk ended stayed, and fired behind its banner after a restart
+	4012, // retry-lost: a Resume on a full disk took the banner away and started nothing
 }
 
 // knownOpen are violation kinds found by the suite whose fixes are still

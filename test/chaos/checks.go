@@ -500,17 +500,21 @@ func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.T
 					due = at
 				}
 				late := e.ts.Sub(due)
+				delayed := false
 				switch {
 				case e.ts.Before(open.retryAt.Add(-5 * time.Millisecond)):
 					r.violate(round, seed, VRetryEarly, fmt.Sprintf("%s|%d|%s", id, e.attempt, e.ts),
 						fmt.Sprintf("session %s: retry %d fired %v before its retry_at", id, e.attempt, open.retryAt.Sub(e.ts)))
 				case late > tol && (r.inFullDisk(due) || r.inFullDisk(e.ts)):
 					r.rep.DiskDelayed++
+					delayed = true // not a timer's lateness: kept out of the figures
 				case late > tol:
 					r.violate(round, seed, VRetryLate, fmt.Sprintf("%s|%d|%s", id, e.attempt, e.ts),
 						fmt.Sprintf("session %s: retry %d fired %v after it was due (tolerance %v)", id, e.attempt, late.Round(time.Millisecond), tol))
 				}
-				r.rep.Lateness = append(r.rep.Lateness, max(late, 0))
+				if !delayed {
+					r.rep.Lateness = append(r.rep.Lateness, max(late, 0))
+				}
 				r.rep.Retries++
 				lastFired = &evs[i]
 				open = nil
