@@ -199,6 +199,10 @@ var sharedRules = []rule{
 			"invalid api key", "api key is invalid", "no api key", "api_key environment variable", "invalid authentication",
 			"authentication failed", "authentication_failed", "token has expired", "token expired", "expired token",
 			"token refresh failed", "could not resolve authentication method", "sign-in failed"}},
+	// Qwen OAuth's free tier ending, in each version's wording ("has been
+	// discontinued", "was discontinued on 2026-04-15. Run /auth …").
+	{id: "qwen.free_tier_ended.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		all: []string{"oauth free tier", "discontinued"}},
 	{id: "generic.billing_words.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan"}},
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,

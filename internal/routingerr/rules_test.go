@@ -587,6 +587,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: Too Many Requests")},
 		neg: []Evidence{txt("we send too many requests to the index when the cache is cold")},
 	},
+	"qwen.free_tier_ended.v1": {
+		pos: []Evidence{txt("Qwen OAuth free tier was discontinued on 2026-04-15. Run /auth to switch to Coding Plan, OpenRouter, Fireworks AI, or another provider.")},
+		neg: []Evidence{txt("Qwen OAuth free tier quota exceeded.")},
+	},
 	"axios.timeout.v1": {
 		pos: []Evidence{txt("AxiosError: timeout of 60000ms exceeded")},
 		neg: []Evidence{txt("a timeout of 5 minutes exceeded my patience"), txt("timeout of ms exceeded")},
