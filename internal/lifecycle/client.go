@@ -15,7 +15,8 @@ import (
 type acpClient struct {
 	log        *zap.Logger
 	events     *eventQueue
-	permission string // "allow" or "reject", validated at Start
+	pace       *pacedReader // told of every update handled; set before the first read
+	permission string       // "allow" or "reject", validated at Start
 
 	mu       sync.Mutex // guards everything below
 	loading  bool       // session/load in progress: updates are replay, not live
@@ -58,6 +59,7 @@ func (t *turnFlags) addText(s string) {
 var _ acp.Client = (*acpClient)(nil)
 
 func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	c.pace.handled()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.loading {

@@ -85,7 +85,9 @@ func (m *Manager) launch(req StartRequest, path string) (*Execution, error) {
 		procCtx:     procCtx,
 		endProc:     endProc,
 	}
-	stdout := &gatedReader{r: proc.stdout, open: make(chan struct{})}
+	paced := newPacedReader(proc.stdout, procCtx.Done())
+	e.client.pace = paced
+	stdout := &gatedReader{r: paced, open: make(chan struct{})}
 	e.conn = acp.NewClientSideConnection(e.client, proc.stdin, stdout)
 	e.conn.SetLogger(newSDKLogger(log))
 	close(stdout.open)

@@ -262,6 +262,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return a.tool(ctx, sid)
 	case isScenario && sc.name == scSilent:
 		return a.silent(ctx, sid, reply, time.Duration(sc.ms)*time.Millisecond)
+	case isScenario && sc.name == scStream:
+		return a.streamFast(ctx, sid, sc)
 	}
 	return a.reply(ctx, sid, reply)
 }

@@ -71,6 +71,7 @@ type scenario struct {
 	n     int    // failing scenarios: how many prompts fail before recovery
 	secs  int    // rate-limit: retry hint
 	ms    int    // slow: total duration; wall: how long the reply after the wall lingers
+	size  int    // stream: bytes of the reply
 	model string // "/name@MODEL": the model its errors name; "" when none
 }
 
@@ -109,6 +110,8 @@ func parseScenario(text string) (scenario, bool) {
 		s.ms = num(1, defaultSlowMS)
 	case scTool:
 	case scWall, scSilent:
+	case scStream:
+		parseStream(&s, num)
 		s.ms = num(1, 0)
 	case scRateLimit:
 		s.n = num(1, failDefaults[s.name])

@@ -29,6 +29,7 @@ type Store interface {
 	// Bounded by bytes (snapshot pages, replays).
 	ListMessagesPage(ctx context.Context, sessionID string, p store.MessagePage) ([]store.Message, bool, error)
 	ListEventsUpTo(ctx context.Context, sessionID string, afterSeq int64, maxBytes int) ([]store.Event, bool, error)
+	SealMessages(ctx context.Context, ids ...string) error
 	SaveExecution(ctx context.Context, e store.Execution) error
 	SaveGate(ctx context.Context, g store.Gate) error
 	DeleteGate(ctx context.Context, key string) error
@@ -91,6 +92,13 @@ type Config struct {
 	// Continuation is sent instead of the failed prompt when the resumed agent
 	// already holds it in its history; default a short "continue" request.
 	Continuation string
+	// FlushInterval is how long streamed text may wait in memory before it
+	// is written and published (stream.go); default DefaultFlushInterval.
+	FlushInterval time.Duration
+	// FlushClock times those flushes; default the real clock, also when
+	// Clock is a test's mock: it paces I/O, not anything a user schedules,
+	// and a frozen mock clock would hold every reply until its turn ends.
+	FlushClock quartz.Clock
 	// SubscriberBuffer bounds each subscription; default 1024.
 	SubscriberBuffer int
 	// SnapshotPageBytes bounds one page of a session snapshot (and a
@@ -141,6 +149,12 @@ func (c *Config) validate() error {
 	}
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
+	}
+	if c.FlushInterval <= 0 {
+		c.FlushInterval = DefaultFlushInterval
+	}
+	if c.FlushClock == nil {
+		c.FlushClock = quartz.NewReal()
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = DefaultIdleTimeout

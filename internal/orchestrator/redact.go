@@ -110,6 +110,7 @@ func (t *turn) stream(role string) *redactor {
 func (s *Service) showStreamLocked(rt *sessionRT, t *turn, id *string, role, delta string, drop int) {
 	if drop > 0 && *id != "" {
 		// Not expected (see TestSanitizeGrowingText), so not fast.
+		s.flushOrFailLocked(rt) // the stored text must hold what was streamed so far
 		msgs, _ := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
 		for _, m := range msgs {
 			if m.ID == *id && len(m.Text) >= drop {
@@ -132,7 +133,7 @@ func (s *Service) showStreamLocked(rt *sessionRT, t *turn, id *string, role, del
 		}
 		return
 	}
-	_ = s.appendTextLocked(rt, *id, delta)
+	s.bufferLocked(rt, t, *id, delta) // written and sent with the next flush (stream.go)
 }
 
 // flushStreamLocked shows what the role's stream still holds back: at the

@@ -126,6 +126,10 @@ func (s *Service) Close() error {
 		}
 		s.stopIdleLocked(rt)
 		s.stopReconcileLocked(rt)
+		if rt.stream.timer != nil {
+			rt.stream.timer.Stop()
+			rt.stream.timer = nil
+		}
 		rt.mu.Unlock()
 	}
 	s.closeGates()
@@ -133,6 +137,7 @@ func (s *Service) Close() error {
 	s.wg.Wait()
 	for _, rt := range rts {
 		rt.mu.Lock()
+		_ = s.flushBufferLocked(rt) // whatever a timer would have written
 		ex := rt.exec
 		rt.exec = nil
 		rt.subs.closeAll()

@@ -44,6 +44,7 @@ type sessionRT struct {
 	staleRow  bool           // a pending-retry row the store would not delete
 	deletes   []string       // ids of messages gone for the user, still in the store
 	reconcile *quartz.Timer  // writes unsaved and dirty state again
+	stream  streamBuf // streamed text not yet flushed (stream.go)
 }
 
 // chainState describes the retry chain of the current generation.
@@ -151,8 +152,15 @@ type change struct {
 	retry  *store.PendingRetry // upserted with the event
 }
 
-// emitLocked persists one session event and fans it out. rt.mu is held.
+// emitLocked persists one session event and fans it out, after the
+// streamed text buffered before it. rt.mu is held.
 func (s *Service) emitLocked(rt *sessionRT, action string, body map[string]any, c change) error {
+	s.flushOrFailLocked(rt)
+	return s.persistLocked(rt, action, body, c)
+}
+
+// persistLocked persists one session event and fans it out.
+func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]any, c change) error {
 	now := s.now()
 	next := rt.sess
 	if c.sess != nil {
@@ -235,6 +243,7 @@ func (s *Service) addMessageLocked(rt *sessionRT, m store.Message) error {
 
 // addMessageWithLocked adds a message and applies c in the same transaction.
 func (s *Service) addMessageWithLocked(rt *sessionRT, m store.Message, c change) error {
+	s.flushOrFailLocked(rt) // first: the message's seq is its event's
 	now := s.now()
 	m.SessionID = rt.sess.ID
 	m.Seq = rt.sess.LastSeq + 1
@@ -255,12 +264,6 @@ func (s *Service) replaceMessageWithLocked(rt *sessionRT, m store.Message, c cha
 	sanitizeMessage(&m)
 	c.upsert = &m
 	return s.emitLocked(rt, "session.message.updated", map[string]any{"message": m}, c)
-}
-
-func (s *Service) appendTextLocked(rt *sessionRT, id, delta string) error {
-	return s.emitLocked(rt, "session.message.updated",
-		map[string]any{"message_id": id, "delta": delta},
-		change{append: &store.TextAppend{MessageID: id, Delta: delta}})
 }
 
 func (s *Service) deleteMessageLocked(rt *sessionRT, id string) error {

@@ -52,6 +52,9 @@ type turn struct {
 	lastActivity time.Time
 	silentNote   string // id of the "no response" line; "" when none
 	hung         bool   // cancelled for its silence
+	// streamed lists the messages the turn appended text to, sealed when
+	// it ends (stream.go).
+	streamed []string
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -84,6 +87,7 @@ func (s *Service) startUserTurn(rt *sessionRT, text string) error {
 	if err := s.reconcileLocked(rt); err != nil {
 		return err
 	}
+	s.flushOrFailLocked(rt) // nothing is buffered between turns; the seq below must be the next
 	next := rt.sess
 	next.Generation++
 	turnID := uuid.NewString()
@@ -353,10 +357,13 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 		defer teardown()
 	}
 	if s.ctx.Err() != nil && (err != nil || res.StopReason == "cancelled") {
-		// Cut short by shutdown: leave the turn as it stands; the next start
-		// offers recovery. A turn that finished is recorded as usual.
+		// Cut short by shutdown: leave the turn as it stands, with what it
+		// streamed saved; the next start offers recovery. A turn that
+		// finished is recorded as usual.
 		rt.mu.Lock()
 		if rt.turn == t {
+			_ = s.flushBufferLocked(rt)
+			s.sealLocked(rt, t)
 			rt.turn = nil
 		}
 		rt.mu.Unlock()
@@ -367,12 +374,14 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 	if rt.turn != t {
 		return
 	}
+	s.flushOrFailLocked(rt)
 	rt.turn = nil
 	if t.storeErr != nil {
 		s.storeFailedLocked(rt, t, t.storeErr)
 		return
 	}
 	rt.writeErr = nil
+	defer s.sealLocked(rt, t)
 	defer func() {
 		// The turn's end could not be saved (a full disk at its last
 		// event): it fails visibly instead of staying RUNNING.

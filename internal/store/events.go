@@ -15,7 +15,10 @@ type hotStmts struct {
 	advanceSession *sql.Stmt
 	insertEvent    *sql.Stmt
 	upsertMessage  *sql.Stmt
-	appendText     *sql.Stmt
+	touchMessage   *sql.Stmt
+	insertChunk    *sql.Stmt
+	dropChunks     *sql.Stmt
+	dropChunksOf   *sql.Stmt
 	deleteMessage  *sql.Stmt
 	scrubEvents    *sql.Stmt
 	replaceTask    *sql.Stmt
@@ -40,7 +43,14 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 			ON CONFLICT (id) DO UPDATE SET turn_id = excluded.turn_id, role = excluded.role, variant = excluded.variant,
 				text = excluded.text, metadata = excluded.metadata, actions = excluded.actions, updated_at = excluded.updated_at
 			WHERE messages.session_id = excluded.session_id`},
-		{&h.appendText, `UPDATE messages SET text = text || ?, updated_at = ? WHERE id = ? AND session_id = ?`},
+		// An append touches the message row (small while it streams: its
+		// text is the first chunk) and adds one chunk row: O(delta), never
+		// a rewrite of the text so far (migration 0004).
+		{&h.touchMessage, `UPDATE messages SET updated_at = ? WHERE id = ? AND session_id = ?`},
+		{&h.insertChunk, `INSERT INTO message_chunks (message_id, seq, text) VALUES (?, ?, ?)`},
+		// A replace or a delete takes the message's chunks with it.
+		{&h.dropChunks, `DELETE FROM message_chunks WHERE message_id = ?`},
+		{&h.dropChunksOf, `DELETE FROM message_chunks WHERE message_id = ?1 AND (SELECT session_id FROM messages WHERE id = ?1) = ?2`},
 		{&h.deleteMessage, `DELETE FROM messages WHERE id = ? AND session_id = ?`},
 		// Blanks a message's text in the earlier events that carried it
 		// (see EventWrite.DeleteMessage). Its events are no older than the
@@ -66,7 +76,8 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 
 func (h *hotStmts) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.appendText, h.deleteMessage, h.scrubEvents, h.replaceTask} {
+	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.touchMessage,
+		h.insertChunk, h.dropChunks, h.dropChunksOf, h.deleteMessage, h.scrubEvents, h.replaceTask} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -79,9 +90,9 @@ func (h *hotStmts) close() error {
 // whose Seq is not the session's last_seq+1 fails with ErrSeqConflict; an
 // unknown session with ErrNotFound; in both cases nothing is written.
 //
-// It runs for every streamed chunk: one short BEGIN IMMEDIATE transaction
-// of prepared statements. An AppendText rewrites the message's whole text
-// value, so its cost grows with the message (see BenchmarkAppendEvent).
+// It runs for every flush of streamed text: one short transaction of
+// prepared statements. An AppendText adds a chunk row; its cost is the
+// delta's, whatever the length of the message (see BenchmarkAppendEvent).
 func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 	ev := w.Event
 	if err := validateEventWrite(&w); err != nil {
@@ -143,10 +154,13 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 			} else if n != 1 {
 				return fmt.Errorf("%w: message %s belongs to another session", ErrExists, w.UpsertMessage.ID)
 			}
+			if _, err := tx.StmtContext(ctx, db.hot.dropChunks).ExecContext(ctx, w.UpsertMessage.ID); err != nil {
+				return err
+			}
 		}
 
 		if a := w.AppendText; a != nil {
-			res, err := tx.StmtContext(ctx, db.hot.appendText).ExecContext(ctx, a.Delta, at, a.MessageID, ev.SessionID)
+			res, err := tx.StmtContext(ctx, db.hot.touchMessage).ExecContext(ctx, at, a.MessageID, ev.SessionID)
 			if err != nil {
 				return err
 			}
@@ -154,6 +168,11 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 				return err
 			} else if n != 1 {
 				return fmt.Errorf("%w: message %s in session %s", ErrNotFound, a.MessageID, ev.SessionID)
+			}
+			if a.Delta != "" {
+				if _, err := tx.StmtContext(ctx, db.hot.insertChunk).ExecContext(ctx, a.MessageID, ev.Seq, a.Delta); err != nil {
+					return mapConstraint(err, "chunk of message "+a.MessageID)
+				}
 			}
 		}
 
@@ -167,7 +186,7 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 			if _, err := tx.StmtContext(ctx, db.hot.scrubEvents).ExecContext(ctx, ev.SessionID, id); err != nil {
 				return err
 			}
-			if _, err := tx.StmtContext(ctx, db.hot.deleteMessage).ExecContext(ctx, id, ev.SessionID); err != nil {
+			if err := deleteMessage(ctx, tx, &db.hot, id, ev.SessionID); err != nil {
 				return err
 			}
 		}
@@ -190,6 +209,16 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 		return fmt.Errorf("store: append event %s/%d: %w", ev.SessionID, ev.Seq, err)
 	}
 	return nil
+}
+
+// deleteMessage deletes a message of the session with its chunks; a
+// message of another session is left alone.
+func deleteMessage(ctx context.Context, tx *sql.Tx, h *hotStmts, id, sessionID string) error {
+	if _, err := tx.StmtContext(ctx, h.dropChunksOf).ExecContext(ctx, id, sessionID); err != nil {
+		return err
+	}
+	_, err := tx.StmtContext(ctx, h.deleteMessage).ExecContext(ctx, id, sessionID)
+	return err
 }
 
 // seqError explains why advancing last_seq matched no row.

@@ -10,7 +10,11 @@ import (
 // Messages change only through AppendEvent, so that every change to the
 // chat is also an event in the session's log.
 
-const messageColumns = `id, session_id, turn_id, seq, role, variant, text, metadata, actions, created_at, updated_at`
+// messageColumns read a message whole: its text is messages.text followed
+// by the chunks streamed since (migration 0004), in seq order.
+const messageColumns = `id, session_id, turn_id, seq, role, variant,
+	text || coalesce((SELECT group_concat(c.text, '' ORDER BY c.seq) FROM message_chunks c WHERE c.message_id = messages.id), ''),
+	metadata, actions, created_at, updated_at`
 
 func scanMessage(s scanner) (Message, error) {
 	var m Message
@@ -93,4 +97,31 @@ func (db *DB) SessionSnapshot(ctx context.Context, sessionID string) (Session, [
 		return Session{}, nil, fmt.Errorf("store: snapshot of %s: %w", sessionID, err)
 	}
 	return sess, msgs, nil
+}
+
+// SealMessages folds each message's streamed chunks into its text and
+// deletes them: one write of the whole text, once, when its turn ends, so
+// the chunk rows of finished replies do not pile up. It changes nothing a
+// reader sees (and is no event); messages without chunks are skipped.
+func (db *DB) SealMessages(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE messages SET text = text ||
+				(SELECT group_concat(c.text, '' ORDER BY c.seq) FROM message_chunks c WHERE c.message_id = ?1)
+				WHERE id = ?1 AND EXISTS (SELECT 1 FROM message_chunks WHERE message_id = ?1)`, id); err != nil {
+				return err
+			}
+			if _, err := tx.StmtContext(ctx, db.hot.dropChunks).ExecContext(ctx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: seal messages: %w", err)
+	}
+	return nil
 }

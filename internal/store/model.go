@@ -104,7 +104,7 @@ type TextAppend struct {
 type EventWrite struct {
 	Event         Event
 	UpsertMessage *Message    // insert or replace by ID
-	AppendText    *TextAppend // text = text || delta, updated_at = Event.At
+	AppendText    *TextAppend // text = text || delta (a chunk row, see SealMessages), updated_at = Event.At
 	// DeleteMessage is a message ID to delete. A deleted message is gone
 	// from the log too: the earlier events that carried its text keep their
 	// seq and type, but "message.text" (and its metadata's "excerpt") and

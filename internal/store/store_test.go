@@ -90,7 +90,7 @@ func TestOpenCreatesPrivateDirAndFile(t *testing.T) {
 
 	v, err := db.SchemaVersion(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, 3, v)
+	require.Equal(t, 4, v)
 }
 
 func TestOpenRefusesCorruptFile(t *testing.T) {
@@ -161,9 +161,9 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrSchemaTooNew)
 	var tooNew *store.SchemaTooNewError
 	require.ErrorAs(t, err, &tooNew)
-	require.Equal(t, store.SchemaTooNewError{Path: path, Found: 42, Known: 3}, *tooNew)
+	require.Equal(t, store.SchemaTooNewError{Path: path, Found: 42, Known: 4}, *tooNew)
 	require.Contains(t, err.Error(), "version 42")
-	require.Contains(t, err.Error(), "up to 3")
+	require.Contains(t, err.Error(), "up to 4")
 	require.Contains(t, err.Error(), "left untouched")
 	require.Equal(t, before, fileBytes(t, path), "the data file must not change")
 }
