@@ -27,7 +27,10 @@ func TestCreateStreamFollowUpAndRestartKeepsEveryMessageInOrder(t *testing.T) {
 			chunks++
 		}
 	}
-	assert.GreaterOrEqual(t, chunks, 2, "the reply streams in several chunks")
+	// Chunks that arrive together are coalesced into one update (the
+	// orchestrator flushes streamed text every 25ms): the three-chunk reply
+	// is added with its first chunk and grows by at least one update.
+	assert.GreaterOrEqual(t, chunks, 1, "the reply streams: text arrives after the message is added")
 
 	c.Call("session.prompt", map[string]any{"session_id": s.ID, "text": "and a follow-up"})
 	s.Until(20*time.Second, daemontest.TurnDone)
