@@ -90,8 +90,8 @@ async function onConnected() {
   conn.request('agent.list').then(({ agents }) => renderAgents(agents || [])).catch(showError);
   gates.refresh().catch(showError);
   try {
-    const { tasks } = await conn.request('task.list');
-    state.tasks = new Map((tasks || []).map((t) => [t.id, t]));
+    const tasks = await listAllTasks();
+    state.tasks = new Map(tasks.map((t) => [t.id, t]));
     renderTasks();
     if (state.model) {
       const task = state.tasks.get(state.model.taskId);
@@ -104,6 +104,20 @@ async function onConnected() {
     }
   } catch (err) {
     showError(err);
+  }
+}
+
+// listAllTasks pages through task.list (newest first, TASK_PAGE at a time) so
+// that no single answer grows with the number of tasks.
+const TASK_PAGE = 500;
+async function listAllTasks() {
+  const all = [];
+  let cursor = '';
+  for (;;) {
+    const page = await conn.request('task.list', cursor ? { limit: TASK_PAGE, cursor } : { limit: TASK_PAGE });
+    all.push(...(page.tasks || []));
+    if (!page.next_cursor) return all;
+    cursor = page.next_cursor;
   }
 }
 

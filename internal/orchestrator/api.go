@@ -32,6 +32,22 @@ type CreateTaskRequest struct {
 	GateDeadline time.Duration `json:"-"`
 }
 
+// MaxTaskPage is the largest (and the default) page of task.list.
+const MaxTaskPage = store.MaxTaskPage
+
+// ListTasksRequest is task.list: Limit tasks (0: MaxTaskPage) after Cursor
+// ("" for the newest).
+type ListTasksRequest struct {
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+// TaskPage is one page of task.list; NextCursor is "" after the last.
+type TaskPage struct {
+	Tasks      []TaskView `json:"tasks"`
+	NextCursor string     `json:"next_cursor,omitempty"`
+}
+
 // PromptRequest is session.prompt.
 type PromptRequest struct {
 	TaskID    string `json:"task_id"` // optional; when set the session must belong to it

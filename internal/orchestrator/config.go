@@ -19,7 +19,7 @@ import (
 type Store interface {
 	CreateTask(ctx context.Context, t store.Task, s store.Session) error
 	GetTask(ctx context.Context, id string) (store.Task, error)
-	ListTasks(ctx context.Context) ([]store.Task, error)
+	ListTaskPage(ctx context.Context, limit int, cursor string) ([]store.TaskWithSessions, string, error)
 	GetSession(ctx context.Context, id string) (store.Session, error)
 	ListSessions(ctx context.Context, taskID string) ([]store.Session, error)
 	ListAllSessions(ctx context.Context) ([]store.Session, error)

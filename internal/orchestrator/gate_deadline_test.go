@@ -116,9 +116,9 @@ func TestCreateTaskValidatesGateDeadline(t *testing.T) {
 		errIs(t, err, ErrValidation)
 		assert.Contains(t, err.Error(), "gate deadline")
 	}
-	tasks, err := h.svc.ListTasks(h.ctx)
+	page, err := h.svc.ListTasks(h.ctx, ListTasksRequest{})
 	require.NoError(t, err)
-	assert.Empty(t, tasks, "a refused task is not created")
+	assert.Empty(t, page.Tasks, "a refused task is not created")
 
 	v, f := h.createWith(CreateTaskRequest{Prompt: "hello", Agent: "mock", GateDeadline: MaxGateDeadline})
 	f.until(isTurnDone)

@@ -258,19 +258,22 @@ func (s *Service) profileNames() []string {
 	return names
 }
 
-// ListTasks returns every task, newest first, with its sessions.
-func (s *Service) ListTasks(ctx context.Context) ([]TaskView, error) {
-	tasks, err := s.store.ListTasks(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
+// ListTasks returns a page of tasks, newest first, each with its sessions,
+// in one store query however many tasks there are.
+func (s *Service) ListTasks(ctx context.Context, req ListTasksRequest) (TaskPage, error) {
+	if req.Limit < 0 || req.Limit > MaxTaskPage {
+		return TaskPage{}, fmt.Errorf("%w: limit must be between 1 and %d, got %d", ErrValidation, MaxTaskPage, req.Limit)
 	}
-	out := make([]TaskView, 0, len(tasks))
-	for _, t := range tasks {
-		v, err := s.GetTask(ctx, t.ID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
+	rows, next, err := s.store.ListTaskPage(ctx, req.Limit, req.Cursor)
+	if errors.Is(err, store.ErrInvalid) {
+		return TaskPage{}, fmt.Errorf("%w: cursor %q is not one task.list handed out", ErrValidation, req.Cursor)
+	}
+	if err != nil {
+		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	out := TaskPage{Tasks: make([]TaskView, 0, len(rows)), NextCursor: next}
+	for _, r := range rows {
+		out.Tasks = append(out.Tasks, newTaskView(r.Task, r.Sessions))
 	}
 	return out, nil
 }

@@ -32,9 +32,6 @@ type (
 	taskResponse struct {
 		Task orchestrator.TaskView `json:"task"`
 	}
-	taskListResponse struct {
-		Tasks []orchestrator.TaskView `json:"tasks"`
-	}
 	agentListResponse struct {
 		Agents []orchestrator.AgentInfo `json:"agents"`
 	}
@@ -125,15 +122,28 @@ func gateDeadline(secs float64) (time.Duration, *Error) {
 	return time.Duration(secs * float64(time.Second)), nil
 }
 
+// taskList answers one page, newest first: {limit?, cursor?} →
+// {tasks, next_cursor?}; without a limit the page is the largest
+// (orchestrator.MaxTaskPage), so a client that never pages sees every task
+// of all but the largest daemons.
 func taskList(ctx context.Context, c *conn, req request) (any, func(), error) {
-	tasks, err := c.s.svc.ListTasks(ctx)
+	var p orchestrator.ListTasksRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if p.Limit < 0 || p.Limit > orchestrator.MaxTaskPage {
+		e := fieldError(CodeValidationError, "limit", "limit must be between 1 and %d, got %d", orchestrator.MaxTaskPage, p.Limit)
+		e.Details["min"], e.Details["max"] = 1, orchestrator.MaxTaskPage
+		return nil, nil, e
+	}
+	page, err := c.s.svc.ListTasks(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
-	if tasks == nil {
-		tasks = []orchestrator.TaskView{}
+	if page.Tasks == nil {
+		page.Tasks = []orchestrator.TaskView{}
 	}
-	return taskListResponse{tasks}, nil, nil
+	return page, nil, nil
 }
 
 func taskGet(ctx context.Context, c *conn, req request) (any, func(), error) {

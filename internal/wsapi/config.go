@@ -18,7 +18,7 @@ import (
 // with their text; anything else is logged and reported as INTERNAL_ERROR.
 type Service interface {
 	CreateTask(ctx context.Context, req orchestrator.CreateTaskRequest) (orchestrator.TaskView, error)
-	ListTasks(ctx context.Context) ([]orchestrator.TaskView, error)
+	ListTasks(ctx context.Context, req orchestrator.ListTasksRequest) (orchestrator.TaskPage, error)
 	GetTask(ctx context.Context, id string) (orchestrator.TaskView, error)
 	Prompt(ctx context.Context, req orchestrator.PromptRequest) error
 	StopTurn(ctx context.Context, req orchestrator.StopRequest) error

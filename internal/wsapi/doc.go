@@ -29,7 +29,7 @@
 // the connection (except a frame beyond HardReadLimit).
 //
 //	task.create        {title?, prompt, agent?, workdir?, max_attempts?} → {task}
-//	task.list          {}                                                → {tasks}
+//	task.list          {limit?, cursor?}                                 → {tasks, next_cursor?}
 //	task.get           {task_id}                                        → {task}
 //	session.subscribe  {session_id, task_id?, after_seq?} → {task, session, messages?|events?, last_seq}
 //	session.unsubscribe {session_id}                     → {session_id, unsubscribed}

@@ -76,6 +76,7 @@ type fakeService struct {
 	err          error // returned by Prompt/StopTurn/Recover when set
 	snapshotText int   // bytes of the snapshot's one message (a big session)
 	pageSize     int   // bytes of the message of each session.page
+	lastList     orchestrator.ListTasksRequest
 }
 
 func newFakeService() *fakeService {
@@ -108,13 +109,20 @@ func (f *fakeService) CreateTask(_ context.Context, req orchestrator.CreateTaskR
 	return v, nil
 }
 
-func (f *fakeService) ListTasks(context.Context) ([]orchestrator.TaskView, error) {
+func (f *fakeService) ListTasks(_ context.Context, req orchestrator.ListTasksRequest) (orchestrator.TaskPage, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]orchestrator.TaskView, 0, len(f.tasks))
-	for _, id := range []string{"t1", "t2"} {
-		out = append(out, f.tasks[id])
+	out := orchestrator.TaskPage{Tasks: make([]orchestrator.TaskView, 0, len(f.tasks))}
+	ids := []string{"t1", "t2"}
+	if req.Cursor == "t1" {
+		ids = ids[1:]
+	} else if req.Limit == 1 {
+		ids, out.NextCursor = ids[:1], "t1"
 	}
+	for _, id := range ids {
+		out.Tasks = append(out.Tasks, f.tasks[id])
+	}
+	f.lastList = req
 	return out, nil
 }
 
