@@ -36,6 +36,7 @@ type Store interface {
 	ListGates(ctx context.Context) ([]store.Gate, error)
 	SavePendingRetry(ctx context.Context, r store.PendingRetry) error
 	ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error)
+	ClaimPendingRetries(ctx context.Context, claims []store.RetryClaim) ([]bool, error)
 	DeletePendingRetry(ctx context.Context, sessionID string) error
 	ListPendingRetries(ctx context.Context) ([]store.PendingRetry, error)
 }

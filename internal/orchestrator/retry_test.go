@@ -225,7 +225,8 @@ func TestStaleGenerationFireDoesNothing(t *testing.T) {
 	require.NoError(t, h.svc.Prompt(h.ctx, PromptRequest{SessionID: sid, Text: "newer prompt"}))
 	f.until(isTurnDone)
 	before := len(h.messages(sid))
-	h.svc.fire(sid, row.Generation, row.Attempt) // a late callback of the old generation
+	// A late callback of the old generation's parked retry.
+	h.svc.fire(&parkedRetry{rec: store.PendingRetry{SessionID: sid, Generation: row.Generation, Attempt: row.Attempt}})
 	assert.Len(t, h.messages(sid), before)
 	h.svc.mu.Lock()
 	rt := h.svc.sessions[sid]

@@ -39,6 +39,8 @@ type Service struct {
 	tasks fanout // task.updated and gate.updated subscribers
 
 	gate gateOwner // provider overload gates (gate.go)
+
+	claims claimBatcher // retries due together share one claim (claims.go)
 }
 
 // New validates cfg and builds a Service; nothing runs until Start.
@@ -126,7 +128,7 @@ func (s *Service) Close() error {
 		}
 		s.stopIdleLocked(rt)
 		s.stopReconcileLocked(rt)
-		if rt.stream.timer != nil {
+		if rt.stream != nil && rt.stream.timer != nil {
 			rt.stream.timer.Stop()
 			rt.stream.timer = nil
 		}

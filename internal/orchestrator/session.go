@@ -44,7 +44,7 @@ type sessionRT struct {
 	staleRow  bool           // a pending-retry row the store would not delete
 	deletes   []string       // ids of messages gone for the user, still in the store
 	reconcile *quartz.Timer  // writes unsaved and dirty state again
-	stream  streamBuf // streamed text not yet flushed (stream.go)
+	stream    *streamBuf     // streamed text not yet flushed (stream.go); nil when none
 }
 
 // chainState describes the retry chain of the current generation.

@@ -52,7 +52,10 @@ func (s *Service) bufferLocked(rt *sessionRT, t *turn, id, text string) {
 	if t.storeErr != nil {
 		return // the turn is failing (storefault.go): nothing more is shown as saved
 	}
-	b := &rt.stream
+	if rt.stream == nil {
+		rt.stream = &streamBuf{}
+	}
+	b := rt.stream
 	if n := len(b.segs); n > 0 && b.segs[n-1].id == id {
 		b.segs[n-1].text = append(b.segs[n-1].text, text...)
 	} else {
@@ -67,18 +70,21 @@ func (s *Service) bufferLocked(rt *sessionRT, t *turn, id, text string) {
 		return
 	}
 	if b.timer == nil {
-		b.timer = s.cfg.FlushClock.AfterFunc(s.cfg.FlushInterval, func() { s.onFlushTimer(rt) }, "stream-flush")
+		b.timer = s.cfg.FlushClock.AfterFunc(s.cfg.FlushInterval, func() { s.onFlushTimer(rt, b) }, "stream-flush")
 	}
 }
 
-func (s *Service) onFlushTimer(rt *sessionRT) {
+func (s *Service) onFlushTimer(rt *sessionRT, b *streamBuf) {
 	if !s.enter() {
 		return // Close flushes what is left
 	}
 	defer s.leave()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	rt.stream.timer = nil
+	if rt.stream != b {
+		return // flushed meanwhile
+	}
+	b.timer = nil
 	s.flushOrFailLocked(rt)
 }
 
@@ -86,16 +92,15 @@ func (s *Service) onFlushTimer(rt *sessionRT) {
 // the rest of the buffer is dropped, and the error is the caller's to
 // report: that text was neither saved nor shown.
 func (s *Service) flushBufferLocked(rt *sessionRT) error {
-	b := &rt.stream
-	if b.timer != nil {
-		b.timer.Stop()
-		b.timer = nil
-	}
-	if len(b.segs) == 0 {
+	b := rt.stream
+	if b == nil {
 		return nil
 	}
+	rt.stream = nil // a session between replies keeps no buffer
+	if b.timer != nil {
+		b.timer.Stop()
+	}
 	segs := b.segs
-	b.segs, b.bytes = nil, 0
 	for _, seg := range segs {
 		delta := string(seg.text)
 		if err := s.persistLocked(rt, "session.message.updated", map[string]any{"message_id": seg.id, "delta": delta},

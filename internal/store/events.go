@@ -22,6 +22,11 @@ type hotStmts struct {
 	deleteMessage  *sql.Stmt
 	scrubEvents    *sql.Stmt
 	replaceTask    *sql.Stmt
+	// The retry owner's: parking (with the notice), claiming, clearing.
+	saveRetry    *sql.Stmt
+	claimRetry   *sql.Stmt
+	claimRetries *sql.Stmt
+	deleteRetry  *sql.Stmt
 }
 
 func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
@@ -63,6 +68,17 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 				AND seq >= (SELECT seq FROM messages WHERE id = ?2 AND session_id = ?1)
 				AND type IN ('session.message.added', 'session.message.updated')
 				AND (json_extract(payload, '$.message.id') = ?2 OR json_extract(payload, '$.message_id') = ?2)`},
+		{&h.saveRetry, savePendingRetrySQL},
+		{&h.claimRetry, `UPDATE pending_retries SET state = 'dispatching'
+			WHERE session_id = ? AND generation = ? AND attempt = ? AND state = 'pending'`},
+		// Many claims in one statement: ?1 is a JSON array of
+		// [session_id, generation, attempt]; the claimed sessions come back.
+		{&h.claimRetries, `UPDATE pending_retries SET state = 'dispatching'
+			FROM (SELECT value ->> 0 AS sid, value ->> 1 AS gen, value ->> 2 AS att FROM json_each(?1)) AS k
+			WHERE pending_retries.session_id = k.sid AND pending_retries.generation = k.gen
+				AND pending_retries.attempt = k.att AND pending_retries.state = 'pending'
+			RETURNING pending_retries.session_id`},
+		{&h.deleteRetry, `DELETE FROM pending_retries WHERE session_id = ?`},
 		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ?, gate_deadline_ns = ? WHERE id = ?`},
 	} {
 		s, err := w.PrepareContext(ctx, p.query)
@@ -77,7 +93,8 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 func (h *hotStmts) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.touchMessage,
-		h.insertChunk, h.dropChunks, h.dropChunksOf, h.deleteMessage, h.scrubEvents, h.replaceTask} {
+		h.insertChunk, h.dropChunks, h.dropChunksOf, h.deleteMessage, h.scrubEvents, h.replaceTask,
+		h.saveRetry, h.claimRetry, h.claimRetries, h.deleteRetry} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -111,13 +128,12 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 		}
 	}
 
-	var retryQuery string
 	var retryArgs []any
 	if r := w.SaveRetry; r != nil {
 		if r.SessionID != ev.SessionID {
 			return fmt.Errorf("store: append event: %w: retry of session %s in an event of %s", ErrInvalid, r.SessionID, ev.SessionID)
 		}
-		if retryQuery, retryArgs, err = savePendingRetryQuery(*r); err != nil {
+		if retryArgs, err = savePendingRetryArgs(*r); err != nil {
 			return err
 		}
 	}
@@ -176,8 +192,8 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 			}
 		}
 
-		if retryQuery != "" {
-			if _, err := tx.ExecContext(ctx, retryQuery, retryArgs...); err != nil {
+		if retryArgs != nil {
+			if _, err := tx.StmtContext(ctx, db.hot.saveRetry).ExecContext(ctx, retryArgs...); err != nil {
 				return mapConstraint(err, "pending retry")
 			}
 		}
