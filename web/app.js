@@ -14,7 +14,7 @@ import { GatePanel } from './gates.js';
 const TOKEN_KEY = 'orchestratord.token';
 const DRAFT_KEY = 'orchestratord.draft.';
 const STATE_LABELS = {
-  CREATED: 'Created', STARTING: 'Starting', RUNNING: 'Running', WAITING_FOR_INPUT: 'Waiting for input',
+  CREATED: 'Created', QUEUED: 'Queued', STARTING: 'Starting', RUNNING: 'Running', WAITING_FOR_INPUT: 'Waiting for input',
   COMPLETED: 'Completed', FAILED: 'Needs you', CANCELLED: 'Cancelled',
 };
 const narrow = window.matchMedia('(max-width: 760px)');
@@ -312,6 +312,11 @@ function renderHead() {
   badge.hidden = !m || !m.state;
   if (m && m.state) {
     badge.textContent = STATE_LABELS[m.state] || m.state;
+    if (m.state === 'QUEUED') {
+      // The task list carries the current place; the state event the place on joining.
+      const n = (task && task.queue_position) || m.queuePosition;
+      if (n) badge.textContent = `Queued #${n}`;
+    }
     badge.className = `badge ${m.state}`;
   }
   $('stop').hidden = !m || !m.active;

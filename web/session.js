@@ -3,7 +3,8 @@
 // responses and notifications in and reports what changed, so a reconnect
 // that replays from after_seq can never apply an event twice.
 
-export const ACTIVE_STATES = new Set(['STARTING', 'RUNNING']);
+// QUEUED: the turn waits for an agent slot (--max-agents); Stop takes it out of line.
+export const ACTIVE_STATES = new Set(['QUEUED', 'STARTING', 'RUNNING']);
 
 /** Change says what a fold touched, for the views. */
 export class Change {
@@ -134,6 +135,7 @@ export class SessionModel {
         break;
       case 'session.state_changed':
         if (p.state) this.state = p.state;
+        this.queuePosition = p.state === 'QUEUED' ? p.queue_position || 0 : 0;
         ch.state = true;
         break;
       case 'session.turn.started':

@@ -17,6 +17,10 @@ export function latestSession(task) {
 export function badgeFor(task) {
   const s = latestSession(task);
   const ss = s ? s.state : '';
+  if (ss === 'QUEUED') {
+    const n = task.queue_position;
+    return { key: 'QUEUED', label: n ? `Queued #${n}` : 'Queued', hint: 'Waiting for a free agent slot (--max-agents); it starts in turn' };
+  }
   if (ss === 'STARTING' || ss === 'RUNNING') return { key: 'RUNNING', label: 'Running', hint: 'The agent is working' };
   if (ss === 'FAILED') return { key: 'FAILED', label: 'Needs you', hint: 'The agent stopped; resume or start fresh' };
   switch (task.state) {

@@ -44,6 +44,7 @@ type serveOptions struct {
 	shutdown   time.Duration
 	idle       time.Duration
 	hosts      []string
+	maxAgents  int
 }
 
 func newServeCmd() *cobra.Command {
@@ -72,6 +73,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 15*time.Second, "bound on graceful shutdown (env ORCHESTRATORD_SHUTDOWN_TIMEOUT)")
 	f.DurationVar(&o.idle, "agent-idle-timeout", orchestrator.DefaultIdleTimeout,
 		"stop an agent process idle this long; its next prompt resumes the session (0: keep until shutdown) (env ORCHESTRATORD_AGENT_IDLE_TIMEOUT)")
+	f.IntVar(&o.maxAgents, "max-agents", defaultMaxAgents(),
+		"most agent processes alive at once; more tasks wait in line (QUEUED) and idle agents give way (default: min(cores×4, GiB×2)) (env ORCHESTRATORD_MAX_AGENTS)")
 	f.StringSliceVar(&o.hosts, "allowed-hosts", nil,
 		"host names the UI and API answer to besides localhost, IP addresses and the --addr host, comma-separated; *.example.com for subdomains (env ORCHESTRATORD_ALLOWED_HOSTS)")
 	return cmd
@@ -189,7 +192,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	svc, err := orchestrator.New(orchestrator.Config{
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
 		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
-		IdleTimeout: idleTimeout(o.idle),
+		IdleTimeout: idleTimeout(o.idle), MaxAgents: max(o.maxAgents, 1),
 	})
 	if err != nil {
 		return err

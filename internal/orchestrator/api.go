@@ -122,6 +122,9 @@ type TaskView struct {
 	// task uses the daemon's default (gate.list deadline_seconds).
 	GateDeadlineSeconds float64         `json:"gate_deadline_seconds,omitempty"`
 	Sessions            []store.Session `json:"sessions"`
+	// QueuePosition is the task's place in line for an agent slot
+	// (1-based; see Config.MaxAgents), absent when it is not waiting.
+	QueuePosition int `json:"queue_position,omitempty"`
 }
 
 func newTaskView(t store.Task, sessions []store.Session) TaskView {

@@ -100,6 +100,9 @@ type Config struct {
 	// Clock is a test's mock: it paces I/O, not anything a user schedules,
 	// and a frozen mock clock would hold every reply until its turn ends.
 	FlushClock quartz.Clock
+	// MaxAgents bounds the agent processes alive at once; a turn needing
+	// another waits in line (queue.go). 0: unbounded.
+	MaxAgents int
 	// SubscriberBuffer bounds each subscription; default 1024.
 	SubscriberBuffer int
 	// SnapshotPageBytes bounds one page of a session snapshot (and a

@@ -141,12 +141,13 @@ type note struct {
 	MessageID  string         `json:"message_id"`
 	Delta      string         `json:"delta"`
 	Message    *store.Message `json:"message"`
+	raw        json.RawMessage
 }
 
 func decode(n Notification) note {
 	var x note
 	_ = json.Unmarshal(n.Payload, &x)
-	x.Action = n.Action
+	x.Action, x.raw = n.Action, n.Payload
 	return x
 }
 

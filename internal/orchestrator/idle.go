@@ -25,6 +25,17 @@ func (s *Service) armIdleLocked(rt *sessionRT) {
 		return
 	}
 	ex := rt.exec
+	if s.slots.waiting() {
+		// A task waits for an agent slot: this idle agent gives way now
+		// rather than after IdleTimeout (queue.go).
+		rt.exec = nil
+		s.log.Info("agent process idle while tasks wait for a slot; stopped (the next prompt resumes its session)",
+			zap.String("session_id", rt.sess.ID))
+		if !s.goTurn(func() { _ = ex.Close() }) {
+			_ = ex.Close()
+		}
+		return
+	}
 	rt.idle = s.cfg.Clock.AfterFunc(s.cfg.IdleTimeout, func() { s.onIdle(rt, ex) }, "agent-idle")
 }
 

@@ -41,6 +41,7 @@ type Service struct {
 	gate gateOwner // provider overload gates (gate.go)
 
 	claims claimBatcher // retries due together share one claim (claims.go)
+	slots  agentSlots   // live agent processes and their line (queue.go)
 }
 
 // New validates cfg and builds a Service; nothing runs until Start.
@@ -63,6 +64,7 @@ func New(cfg Config) (*Service, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		sessions: make(map[string]*sessionRT),
+		slots:    agentSlots{max: max(cfg.MaxAgents, 0)},
 		gate: gateOwner{cfg: cfg.Overload.WithDefaults(), rand: orRand(cfg.Rand),
 			gates: make(map[string]*gateRT), releases: make(map[string]*pendingRelease)},
 	}, nil
@@ -137,6 +139,10 @@ func (s *Service) Close() error {
 	s.closeGates()
 	s.cancel()
 	s.wg.Wait()
+	// Agent processes end in parallel: each Close may wait out a kill
+	// grace, and a thousand idle agents one after another took longer
+	// than --shutdown-timeout.
+	var ends sync.WaitGroup
 	for _, rt := range rts {
 		rt.mu.Lock()
 		_ = s.flushBufferLocked(rt) // whatever a timer would have written
@@ -145,9 +151,10 @@ func (s *Service) Close() error {
 		rt.subs.closeAll()
 		rt.mu.Unlock()
 		if ex != nil {
-			_ = ex.Close()
+			ends.Go(func() { _ = ex.Close() })
 		}
 	}
+	ends.Wait()
 	s.tasks.closeAll()
 	return nil
 }
@@ -274,8 +281,18 @@ func (s *Service) ListTasks(ctx context.Context, req ListTasksRequest) (TaskPage
 		return TaskPage{}, fmt.Errorf("list tasks: %w", err)
 	}
 	out := TaskPage{Tasks: make([]TaskView, 0, len(rows)), NextCursor: next}
+	var pos map[*sessionRT]int
+	if s.slots.waiting() {
+		pos = s.slots.positions()
+	}
 	for _, r := range rows {
-		out.Tasks = append(out.Tasks, newTaskView(r.Task, r.Sessions))
+		v := newTaskView(r.Task, r.Sessions)
+		if n := len(r.Sessions); pos != nil && n > 0 {
+			if rt := s.loaded(r.Sessions[n-1].ID); rt != nil {
+				v.QueuePosition = pos[rt]
+			}
+		}
+		out.Tasks = append(out.Tasks, v)
 	}
 	return out, nil
 }

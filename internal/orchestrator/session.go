@@ -215,7 +215,9 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 }
 
 func (s *Service) publishTask(rt *sessionRT) {
-	payload, err := json.Marshal(map[string]any{"task": rt.view()})
+	v := rt.view()
+	v.QueuePosition = s.slots.position(rt)
+	payload, err := json.Marshal(map[string]any{"task": v})
 	if err != nil {
 		return
 	}

@@ -226,6 +226,9 @@ func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, 
 		return nil, false, &lifecycle.FailureError{Evidence: routingerr.Evidence{Agent: task.Agent, Phase: routingerr.PhaseProcessStart,
 			Err: fmt.Sprintf("agent profile %q is not configured", task.Agent)}}
 	}
+	if err := s.waitSlot(rt, t); err != nil {
+		return nil, false, err
+	}
 	ex, err := s.cfg.Agents.Start(t.ctx, lifecycle.StartRequest{
 		Profile:         profile,
 		Workdir:         task.Workdir,
@@ -234,7 +237,11 @@ func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, 
 		OnEvent:         func(ev lifecycle.Event) { s.onAgentEvent(rt, ev) },
 	})
 	if err != nil {
+		s.releaseSlot()
 		return nil, false, err
+	}
+	if s.slots.max > 0 {
+		ex = &slotExec{Execution: ex, release: s.releaseSlot}
 	}
 	rt.mu.Lock()
 	rt.exec = ex

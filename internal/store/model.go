@@ -20,6 +20,8 @@ const (
 	SessionStarting        = "STARTING"
 	SessionRunning         = "RUNNING"
 	SessionWaitingForInput = "WAITING_FOR_INPUT"
+	// SessionQueued: the turn waits for an agent slot (--max-agents).
+	SessionQueued = "QUEUED"
 	SessionCompleted       = "COMPLETED"
 	SessionFailed          = "FAILED"
 	SessionCancelled       = "CANCELLED"
