@@ -21,10 +21,10 @@ const (
 	SessionRunning         = "RUNNING"
 	SessionWaitingForInput = "WAITING_FOR_INPUT"
 	// SessionQueued: the turn waits for an agent slot (--max-agents).
-	SessionQueued = "QUEUED"
-	SessionCompleted       = "COMPLETED"
-	SessionFailed          = "FAILED"
-	SessionCancelled       = "CANCELLED"
+	SessionQueued    = "QUEUED"
+	SessionCompleted = "COMPLETED"
+	SessionFailed    = "FAILED"
+	SessionCancelled = "CANCELLED"
 )
 
 type Task struct {
