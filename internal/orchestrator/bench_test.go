@@ -65,8 +65,8 @@ func park(svc *Service, n int, delay time.Duration) {
 	now := time.Now().UTC()
 	for i := range n {
 		id := fmt.Sprintf("s-%08d", i)
-		rt := &sessionRT{taskID: "t-" + id, sess: store.Session{ID: id, TaskID: "t-" + id, Generation: 1}}
-		rt.retry = &parkedRetry{rec: store.PendingRetry{SessionID: id, TaskID: rt.taskID, Generation: 1, Attempt: 1,
+		rt := &sessionRT{task: store.Task{ID: "t-" + id}, sess: store.Session{ID: id, TaskID: "t-" + id, Generation: 1}}
+		rt.retry = &parkedRetry{rec: store.PendingRetry{SessionID: id, TaskID: rt.task.ID, Generation: 1, Attempt: 1,
 			MaxAttempts: 3, Code: "overloaded", RuleID: "anthropic.overloaded.529.v1", RetryAt: now.Add(delay),
 			Prompt: "fix the failing test in internal/store", NoticeID: "n-" + id, State: store.RetryPending}}
 		svc.mu.Lock()

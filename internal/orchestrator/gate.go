@@ -257,13 +257,13 @@ func (s *Service) gateFailedLocked(rt *sessionRT, t *turn, c routingerr.Classifi
 	}
 	rt.gateKey = key
 	// The overall deadline runs from the chain's first gated failure.
-	rt.chain.deadline = s.chainDeadline(rt, now)
+	rt.chain.setDeadline(s.chainDeadline(rt, now))
 	sid := rt.sess.ID
 	s.gate.mu.Lock()
 	gr := s.gateLocked(key)
 	gr.code, gr.ruleID = c.Code, c.RuleID
 	wasProbe := gr.g.IsProbe(sid)
-	v := gr.g.Failed(sid, rt.chain.deadline, now)
+	v := gr.g.Failed(sid, rt.chain.deadline(), now)
 	w, _ := gr.g.Waiter(sid)
 	view := gr.view(sid)
 	s.afterGateLocked(gr, now)

@@ -46,8 +46,8 @@ func (s *Service) gateDeadline(rt *sessionRT) time.Duration {
 // the one it has, or — for a chain that has not waited yet — now plus the
 // task's gate deadline.
 func (s *Service) chainDeadline(rt *sessionRT, now time.Time) time.Time {
-	if !rt.chain.deadline.IsZero() {
-		return rt.chain.deadline
+	if d := rt.chain.deadline(); !d.IsZero() {
+		return d
 	}
 	return now.Add(s.gateDeadline(rt))
 }

@@ -71,7 +71,7 @@ func (s *Service) parkOnGateLocked(rt *sessionRT, gw gateWait, view gateView, ne
 	if rt.retry == nil {
 		s.cfg.Metrics.parkedSessions.Inc()
 	}
-	rt.chain = chainState{retry: gw.attempt, max: gw.max, deadline: gw.deadline}
+	rt.chain = chainOf(gw.attempt, gw.max, gw.deadline)
 	p := &parkedRetry{rec: rec, gate: gw.key, noticeSaid: saidSum(view.said())}
 	rt.retry = p
 	s.armDeadlineLocked(rt, p, gw.deadline)
@@ -165,7 +165,7 @@ func (s *Service) refreshGateNoticeLocked(rt *sessionRT) {
 	}
 	rec := p.rec
 	rec.RetryAt = v.retryAt(now)
-	m := s.gateNotice(rt, rec, v, rt.chain.deadline, now)
+	m := s.gateNotice(rt, rec, v, rt.chain.deadline(), now)
 	if err := s.replaceMessageWithLocked(rt, m, change{retry: &rec}); err != nil {
 		return
 	}

@@ -134,8 +134,8 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 		RetryAt: retryAt, Prompt: t.prompt, Resume: true,
 		NoticeID: noticeID, State: store.RetryPending, CreatedAt: now,
 	}
-	if !rt.chain.deadline.IsZero() {
-		rec.Extra = map[string]any{extraGateDeadline: rt.chain.deadline.UTC().Format(time.RFC3339Nano)}
+	if d := rt.chain.deadline(); !d.IsZero() {
+		rec.Extra = map[string]any{extraGateDeadline: d.Format(time.RFC3339Nano)}
 	}
 	if rt.gateKey != "" {
 		// Across a restart the retry still asks its own gate when it is due.
@@ -151,7 +151,7 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 	}
 	_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": "retry_scheduled"}, change{})
 	_ = s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskInProgress)
-	rt.chain = chainState{retry: d.Retry, max: d.MaxAttempts, deadline: rt.chain.deadline}
+	rt.chain = chainState{retry: d.Retry, max: d.MaxAttempts, until: rt.chain.until}
 	if old := rt.retry; old != nil {
 		if old.timer != nil {
 			old.timer.Stop()
@@ -570,10 +570,10 @@ func (s *Service) Start(ctx context.Context) error {
 			// It may have reached the provider: never replay blindly.
 			s.recoveryBannerLocked(rt, nil, recoveryReason{kind: "interrupted_retry"})
 		case key != "":
-			rt.chain = chainState{retry: rec.Attempt, max: rec.MaxAttempts, deadline: deadline}
+			rt.chain = chainOf(rec.Attempt, rec.MaxAttempts, deadline)
 			gated[key] = append(gated[key], rt) // restoreGates arms it
 		default:
-			rt.chain = chainState{retry: rec.Attempt - 1, max: rec.MaxAttempts, deadline: deadline}
+			rt.chain = chainOf(rec.Attempt-1, rec.MaxAttempts, deadline)
 			delay := rec.RetryAt.Sub(s.now())
 			s.armLocked(rt, delay)
 			s.log.Info("pending retry re-armed", zap.String("session_id", rec.SessionID),

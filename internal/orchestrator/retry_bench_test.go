@@ -78,8 +78,8 @@ func BenchmarkRetryFire10k(b *testing.B) {
 				}
 				for i := range n {
 					id := fmt.Sprintf("s-%08d", i)
-					rt := &sessionRT{taskID: "t-" + id, sess: store.Session{ID: id, TaskID: "t-" + id, Generation: 1}}
-					rt.retry = &parkedRetry{rec: store.PendingRetry{SessionID: id, TaskID: rt.taskID, Generation: 1, Attempt: 1,
+					rt := &sessionRT{task: store.Task{ID: "t-" + id}, sess: store.Session{ID: id, TaskID: "t-" + id, Generation: 1}}
+					rt.retry = &parkedRetry{rec: store.PendingRetry{SessionID: id, TaskID: rt.task.ID, Generation: 1, Attempt: 1,
 						MaxAttempts: 3, Code: "overloaded", RetryAt: rec.due[id], State: store.RetryPending}}
 					svc.mu.Lock()
 					svc.sessions[id] = rt

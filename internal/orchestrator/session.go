@@ -19,12 +19,10 @@ import (
 // sessionRT is the live state of one session. Its mutex is held while an
 // event is persisted and fanned out, so seq order is delivery order.
 type sessionRT struct {
-	taskID string // immutable
-
 	mu     sync.Mutex // guards every field below
 	task   store.Task
 	sess   store.Session
-	subs   fanout
+	subs   *fanout       // nil until someone subscribes
 	exec   Execution     // live agent process; nil when none
 	idle   *quartz.Timer // stops exec after Config.IdleTimeout without a turn (idle.go)
 	turn   *turn         // running turn; nil when idle
@@ -49,9 +47,33 @@ type sessionRT struct {
 
 // chainState describes the retry chain of the current generation.
 type chainState struct {
-	retry    int       // automatic retries already started
-	max      int       // effective ceiling written into the chain; 0 = none yet
-	deadline time.Time // how long the chain may wait on overload gates; zero until it first waits
+	retry int // automatic retries already started
+	max   int // effective ceiling written into the chain; 0 = none yet
+	// until is how long the chain may wait on overload gates (unix ns; 0
+	// until it first waits): eight bytes, not a time.Time's 24, in each of
+	// thousands of parked sessions. See deadline and chainOf.
+	until int64
+}
+
+// deadline is until as a time; zero when unset.
+func (c chainState) deadline() time.Time {
+	if c.until == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, c.until).UTC()
+}
+
+func (c *chainState) setDeadline(t time.Time) {
+	c.until = 0
+	if !t.IsZero() {
+		c.until = t.UnixNano()
+	}
+}
+
+func chainOf(retry, max int, deadline time.Time) chainState {
+	c := chainState{retry: retry, max: max}
+	c.setDeadline(deadline)
+	return c
 }
 
 // Message kinds carried in status messages' metadata.
@@ -60,13 +82,20 @@ const (
 	kindRecovery    = "recovery"
 )
 
+// taskIDOf is the session's task (immutable, read under the lock).
+func (rt *sessionRT) taskIDOf() string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.task.ID
+}
+
 func (rt *sessionRT) view() TaskView {
 	return newTaskView(rt.task, []store.Session{rt.sess})
 }
 
 // install registers the runtime of a freshly created task.
 func (s *Service) install(task store.Task, sess store.Session) *sessionRT {
-	rt := &sessionRT{taskID: task.ID, task: task, sess: sess}
+	rt := &sessionRT{task: task, sess: sess}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessions[sess.ID] = rt
@@ -99,7 +128,7 @@ func (s *Service) session(ctx context.Context, sessionID, taskID string) (*sessi
 			return nil, err
 		}
 	}
-	if taskID != "" && rt.taskID != taskID {
+	if taskID != "" && rt.taskIDOf() != taskID {
 		return nil, fmt.Errorf("%w: session %q does not belong to task %q", ErrForbidden, sessionID, taskID)
 	}
 	return rt, nil
@@ -121,7 +150,7 @@ func (s *Service) load(ctx context.Context, sessionID string) (*sessionRT, error
 	if err != nil {
 		return nil, fmt.Errorf("list messages: %w", err)
 	}
-	rt := &sessionRT{taskID: task.ID, task: task, sess: sess}
+	rt := &sessionRT{task: task, sess: sess}
 	for _, m := range msgs {
 		switch m.Metadata["kind"] {
 		case kindRetryNotice:
@@ -334,6 +363,9 @@ func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, bu
 		}
 	}
 	sub := newSubscription(buffer)
+	if rt.subs == nil {
+		rt.subs = &fanout{}
+	}
 	rt.subs.add(sub)
 	return res, sub, nil
 }

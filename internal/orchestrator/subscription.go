@@ -92,12 +92,18 @@ func (f *fanout) has(s *Subscription) bool {
 }
 
 func (f *fanout) len() int {
+	if f == nil {
+		return 0
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.subs)
 }
 
 func (f *fanout) publish(n Notification) {
+	if f == nil {
+		return // nobody ever subscribed
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for s := range f.subs {
@@ -108,6 +114,9 @@ func (f *fanout) publish(n Notification) {
 }
 
 func (f *fanout) closeAll() {
+	if f == nil {
+		return
+	}
 	f.mu.Lock()
 	subs := f.subs
 	f.subs = nil
