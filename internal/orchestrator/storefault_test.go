@@ -61,6 +61,17 @@ func (f *faultStore) ClaimPendingRetry(ctx context.Context, sessionID string, ge
 	return f.Store.ClaimPendingRetry(ctx, sessionID, generation, attempt)
 }
 
+// ClaimPendingRetries is how the retry owner claims (claims.go).
+func (f *faultStore) ClaimPendingRetries(ctx context.Context, claims []store.RetryClaim) ([]bool, error) {
+	f.mu.Lock()
+	fail := f.failClaim
+	f.mu.Unlock()
+	if fail {
+		return nil, errDiskFull
+	}
+	return f.Store.ClaimPendingRetries(ctx, claims)
+}
+
 func (f *faultStore) set(fail func(store.EventWrite) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
