@@ -141,6 +141,10 @@ func (s failClaimStore) ClaimPendingRetry(context.Context, string, int64, int) (
 	return false, fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
 }
 
+func (s failClaimStore) ClaimPendingRetries(context.Context, []store.RetryClaim) ([]bool, error) {
+	return nil, fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+}
+
 // A due retry whose claim cannot be saved is held and tried again every
 // reconcileEvery instead of sitting pending with no timer forever (found by
 // the fault suite, test/chaos seed 1005); it goes once the store takes
