@@ -203,11 +203,13 @@ func (s *Service) refreshWatchedNotices(key string) {
 		s.mu.Lock()
 		rt := s.sessions[sid]
 		s.mu.Unlock()
-		if rt == nil || rt.subs.len() == 0 {
+		if rt == nil {
 			continue
 		}
-		rt.mu.Lock()
-		s.refreshGateNoticeLocked(rt)
+		rt.mu.Lock() // guards rt.subs itself (nil until someone subscribes)
+		if rt.subs.len() > 0 {
+			s.refreshGateNoticeLocked(rt)
+		}
 		rt.mu.Unlock()
 	}
 }
