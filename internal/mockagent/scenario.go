@@ -110,9 +110,9 @@ func parseScenario(text string) (scenario, bool) {
 		s.ms = num(1, defaultSlowMS)
 	case scTool:
 	case scWall, scSilent:
+		s.ms = num(1, 0)
 	case scStream:
 		parseStream(&s, num)
-		s.ms = num(1, 0)
 	case scRateLimit:
 		s.n = num(1, failDefaults[s.name])
 		s.secs = num(2, defaultRetryAfterSecs)
