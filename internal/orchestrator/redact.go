@@ -41,6 +41,7 @@ const (
 type redactor struct {
 	window string // raw text after the committed part
 	sent   string // sanitised form of the part of window already shown
+	shown  int    // bytes of window that sent stands for
 }
 
 // next adds raw text (final: the stream ends, hold nothing back) and
@@ -53,13 +54,14 @@ func (r *redactor) next(chunk string, final bool) (delta string, drop int) {
 	if !final && cut <= redactMaxHold {
 		cut = strings.LastIndexAny(r.window, " \t\r\n") + 1
 	}
+	cut = max(cut, r.shown) // what was shown is never held back again
 	cand := routingerr.Sanitize(r.window[:cut])
 	if strings.HasPrefix(cand, r.sent) {
 		delta = cand[len(r.sent):]
 	} else {
 		delta, drop = cand, len(r.sent)
 	}
-	r.sent = cand
+	r.sent, r.shown = cand, cut
 	r.commit(cut)
 	return delta, drop
 }
@@ -73,6 +75,12 @@ func (r *redactor) commit(cut int) {
 	if len(r.window) > redactWindow {
 		if lim := cut - redactContext; lim > 0 {
 			p = strings.LastIndexAny(r.window[:lim], " \t\r\n") + 1
+			if p == 0 && cut > redactMaxHold {
+				// A word this long was shown anyway (next): keep only its
+				// context, or a reply without whitespace costs each chunk
+				// the whole text so far.
+				p = lim
+			}
 		}
 	} else {
 		p = strings.LastIndexByte(r.window[:cut], '\n') + 1
@@ -90,6 +98,7 @@ func (r *redactor) commit(cut int) {
 	}
 	r.window = r.window[p:]
 	r.sent = r.sent[len(sh):]
+	r.shown -= p
 }
 
 // stream returns the turn's redactor for a role, creating it.

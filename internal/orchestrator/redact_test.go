@@ -96,6 +96,34 @@ func TestRedactorWindowStaysSmall(t *testing.T) {
 	}
 }
 
+// TestRedactorWindowStaysBoundedWithoutWhitespace: a reply with no space or
+// newline at all (the mock's /stream) is held back at most redactMaxHold,
+// then shown, and its window does not keep growing.
+func TestRedactorWindowStaysBoundedWithoutWhitespace(t *testing.T) {
+	t.Parallel()
+	var r redactor
+	var shown strings.Builder
+	longest := 0
+	chunk := strings.Repeat("x", 20)
+	const chunks = 20000 // 400 KB, six times redactMaxHold
+	for range chunks {
+		d, drop := r.next(chunk, false)
+		if drop != 0 {
+			t.Fatalf("drop %d", drop)
+		}
+		shown.WriteString(d)
+		longest = max(longest, len(r.window))
+	}
+	d, _ := r.next("", true)
+	shown.WriteString(d)
+	if longest > redactMaxHold+2*len(chunk) {
+		t.Errorf("window grew to %d bytes", longest)
+	}
+	if shown.Len() != chunks*len(chunk) {
+		t.Errorf("shown %d bytes of %d", shown.Len(), chunks*len(chunk))
+	}
+}
+
 // dumpDB returns every value of every table of the daemon's database.
 func (h *harness) dumpDB() string {
 	h.t.Helper()
