@@ -70,8 +70,21 @@ func TestSessionPageArrivesThroughTheFeed(t *testing.T) {
 	env2 := c.call(ActionSessionPage, map[string]any{"session_id": "s1", "cursor": "3:1:m1"})
 	c.errorOf(env2, CodeConflict) // not subscribed yet
 	c.ok(c.call(ActionSessionSubscribe, map[string]any{"session_id": "s1"}), nil)
-	c.ok(c.call(ActionSessionPage, map[string]any{"session_id": "s1", "cursor": "3:1:m1"}), nil)
-	n := c.read()
+	// The page goes into the subscription's feed, so it may overtake the
+	// request's response (the UI acts on the notification alone).
+	c.writeText(`{"id":"page","type":"request","action":"session.page","payload":{"session_id":"s1","cursor":"3:1:m1"}}`)
+	var n Envelope
+	answered := false
+	for range 2 {
+		env := c.read()
+		if env.ID == "page" {
+			c.ok(env, nil)
+			answered = true
+			continue
+		}
+		n = env
+	}
+	require.True(t, answered, "the session.page request is answered")
 	require.Equal(t, TypeNotification, n.Type)
 	require.Equal(t, "session.page", n.Action)
 	var p orchestrator.Page
