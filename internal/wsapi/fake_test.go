@@ -336,8 +336,10 @@ func (c *client) read() Envelope {
 	return env
 }
 
-func (c *client) tryRead() (Envelope, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+func (c *client) tryRead() (Envelope, error) { return c.tryReadWithin(5 * time.Second) }
+
+func (c *client) tryReadWithin(d time.Duration) (Envelope, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	typ, b, err := c.ws.Read(ctx)
 	if err != nil {
@@ -401,8 +403,16 @@ func (c *client) healthy() {
 // expectClose reads until the connection closes and returns its status.
 func (c *client) expectClose() websocket.CloseError {
 	c.t.Helper()
+	return c.expectCloseWithin(5 * time.Second)
+}
+
+// expectCloseWithin is expectClose with a longer wait for each frame: a
+// close that follows a stalled write may wait out the daemon's write
+// timeout on a loaded machine.
+func (c *client) expectCloseWithin(d time.Duration) websocket.CloseError {
+	c.t.Helper()
 	for {
-		_, err := c.tryRead()
+		_, err := c.tryReadWithin(d)
 		if err == nil {
 			continue
 		}

@@ -53,7 +53,7 @@ func TestNonReadingClientAskingForBigSnapshotsIsBoundedInBytes(t *testing.T) {
 		return true
 	}, 20*time.Second, 5*time.Millisecond)
 	releaseOnce.Do(func() { close(release) })
-	ce := c.expectClose()
+	ce := c.expectCloseWithin(DefaultWriteTimeout + 5*time.Second)
 	require.Equal(t, websocket.StatusPolicyViolation, ce.Code)
 	peak := env.srv.queuePeak.Load()
 	t.Logf("peak queued: %.1f MiB for 40 requests of a %d MiB snapshot", float64(peak)/(1<<20), snapshot>>20)
