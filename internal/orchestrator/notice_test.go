@@ -103,6 +103,12 @@ func TestResumeAfterRestartBlamesTheDaemon(t *testing.T) {
 	v, f := h.create("/slow:60000 long job", nil)
 	sid := v.Sessions[0].ID
 	f.until(isState(store.SessionRunning))
+	// RUNNING comes as the prompt is sent: stop only once the agent has it,
+	// or on a loaded machine the daemon stops before the first prompt lands.
+	require.Eventually(t, func() bool {
+		got, err := mockagent.ReceivedPrompts(h.stateDir)
+		return err == nil && len(got) >= 1
+	}, waitLong, 20*time.Millisecond)
 	h.stop()
 	h.start()
 	require.NoError(t, h.svc.Start(h.ctx))
