@@ -1,11 +1,7 @@
 package mockagent
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,35 +27,7 @@ type Received struct {
 // ReceivedPrompts returns every prompt logged in stateDir, oldest first. A
 // torn last line (an agent killed mid-write) is skipped.
 func ReceivedPrompts(stateDir string) ([]Received, error) {
-	st, err := openStore(stateDir)
-	if err != nil {
-		return nil, err
-	}
-	var out []Received
-	err = st.locked(func() error {
-		f, err := os.Open(filepath.Join(stateDir, receivedFile))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 4<<20)
-		for sc.Scan() {
-			var r Received
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				continue
-			}
-			out = append(out, r)
-		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("%s: %w", receivedFile, err)
-		}
-		return nil
-	})
-	return out, err
+	return readLog[Received](stateDir, receivedFile)
 }
 
 // appendReceivedLocked logs one prompt; the caller holds the state dir's lock.

@@ -1,7 +1,6 @@
 package mockagent
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,34 +50,10 @@ func SetWall(stateDir string, w Wall) error {
 	return st.locked(func() error { return writeJSONAtomic(filepath.Join(stateDir, wallFile), w) })
 }
 
-// WallRequests returns every /wall prompt logged in stateDir, oldest first.
+// WallRequests returns every /wall prompt logged in stateDir, oldest first
+// (a torn line of a killed agent skipped).
 func WallRequests(stateDir string) ([]WallRequest, error) {
-	st, err := openStore(stateDir)
-	if err != nil {
-		return nil, err
-	}
-	var out []WallRequest
-	err = st.locked(func() error {
-		f, err := os.Open(filepath.Join(stateDir, wallLogFile))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			var r WallRequest
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				return fmt.Errorf("%s: %w", wallLogFile, err)
-			}
-			out = append(out, r)
-		}
-		return sc.Err()
-	})
-	return out, err
+	return readLog[WallRequest](stateDir, wallLogFile)
 }
 
 // hitWall reads the wall and logs the request, under the state dir's lock.
