@@ -22,6 +22,7 @@ type fileConfig struct {
 	Agents   map[string]lifecycle.Profile `json:"agents"`
 	Retry    *retryConfig                 `json:"retry"`
 	Overload *overloadConfig              `json:"overload"`
+	Notify   *notifyConfig                `json:"notify"`
 }
 
 // overloadConfig is the `overload:` section: the provider overload gate.

@@ -65,7 +65,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "data directory: SQLite file, token, workspaces (env ORCHESTRATORD_DATA_DIR)")
 	f.StringVar(&o.token, "token", "", "fixed access token; default: generated once and kept in the data dir (env ORCHESTRATORD_TOKEN)")
 	f.StringVar(&o.agentsFile, "agents", "", "YAML/JSON file with agent profiles, merged over the built-ins (env ORCHESTRATORD_AGENTS)")
-	f.StringVar(&o.configFile, "config", "", "YAML/JSON config file: agents, retry schedules, overload gate (env ORCHESTRATORD_CONFIG)")
+	f.StringVar(&o.configFile, "config", "", "YAML/JSON config file: agents, retry schedules, overload gate, notifications (env ORCHESTRATORD_CONFIG)")
 	f.StringVar(&o.logFormat, "log-format", "console", "log format: console or json (env ORCHESTRATORD_LOG_FORMAT)")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error (env ORCHESTRATORD_LOG_LEVEL)")
 	f.Float64Var(&o.retryScale, "retry-scale", 1, "multiply every retry delay, for demos and tests (env ORCHESTRATORD_RETRY_SCALE)")
@@ -161,6 +161,10 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	notifyCfg, err := notifyFromFiles(files...)
+	if err != nil {
+		return err
+	}
 	db, err := store.Open(ctx, dataDir)
 	if err != nil {
 		return err
@@ -189,10 +193,15 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 				}
 				return 0
 			}))
+	notifier, err := newNotifier(notifyCfg, log.Named("notify"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = notifier.Close() }() // after the service: it sends no more
 	svc, err := orchestrator.New(orchestrator.Config{
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
 		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
-		IdleTimeout: idleTimeout(o.idle), MaxAgents: max(o.maxAgents, 1),
+		IdleTimeout: idleTimeout(o.idle), MaxAgents: max(o.maxAgents, 1), Attention: attentionSink{notifier},
 	})
 	if err != nil {
 		return err

@@ -118,6 +118,9 @@ type Config struct {
 	// DefaultSilenceNotice / DefaultSilenceLimit, negative turns it off.
 	SilenceNotice time.Duration
 	SilenceLimit  time.Duration
+	// Attention hears of banners, finished turns and parked retries
+	// (attention.go), e.g. for webhooks; nil: nobody.
+	Attention AttentionSink
 }
 
 // DefaultSnapshotPageBytes is Config.SnapshotPageBytes's default.

@@ -237,6 +237,7 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 		rt.task = *c.task
 	}
 	rt.subs.publish(Notification{Action: action, Seq: next.LastSeq, Payload: payload, At: now})
+	s.attentionLocked(rt, action, body)
 	if taskChanged || c.sess != nil && c.sess.State != "" {
 		s.publishTask(rt)
 	}

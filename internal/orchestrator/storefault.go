@@ -96,6 +96,7 @@ func (s *Service) publishUnsavedLocked(rt *sessionRT, action string, body map[st
 		return
 	}
 	rt.subs.publish(Notification{Action: action, Payload: payload, At: s.now()})
+	s.attentionLocked(rt, action, body)
 }
 
 // deleteLaterLocked withdraws a message whose deletion the store refused:

@@ -1,0 +1,88 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// attentionLog is an AttentionSink that keeps what it heard.
+type attentionLog struct {
+	mu  sync.Mutex // guards got
+	got []Attention
+}
+
+func (l *attentionLog) Attention(a Attention) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, a)
+}
+
+func (l *attentionLog) of(sessionID string) []Attention {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Attention
+	for _, a := range l.got {
+		if a.SessionID == sessionID {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func TestAttentionTellsBannersFinishedTurnsAndParkedRetries(t *testing.T) {
+	log := &attentionLog{}
+	h := newHarness(t, func(c *Config) { c.Attention = log })
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+
+	// A banner: a person must act; the failed turn is not "finished".
+	auth, f := h.create("/auth hello", nil)
+	banner := f.until(isBanner).Message
+	f.until(isState(store.SessionFailed))
+	got := log.of(auth.Sessions[0].ID)
+	require.Len(t, got, 1, "%+v", got)
+	require.Equal(t, AttentionNeedsYou, got[0].Kind)
+	require.Equal(t, "banner:"+banner.ID, got[0].Key)
+	require.Equal(t, banner.Text, got[0].Text)
+	require.Equal(t, auth.ID, got[0].TaskID)
+	require.Equal(t, auth.Title, got[0].Title)
+	require.Equal(t, "mock", got[0].Agent)
+
+	// A parked retry, then the recovered turn's end.
+	v, f := h.create("/overloaded:1 fix it", nil)
+	sid := v.Sessions[0].ID
+	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+	got = log.of(sid)
+	require.Len(t, got, 1, "%+v", got)
+	require.Equal(t, AttentionWaiting, got[0].Kind)
+	require.Equal(t, "overloaded", got[0].Reason)
+	require.False(t, got[0].UsageWindow)
+	require.Equal(t, got[0].At.Add(5*time.Second), got[0].RetryAt)
+	h.clock.Advance(5 * time.Second).MustWait(h.ctx)
+	done := f.until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
+	f.until(isState(store.SessionWaitingForInput))
+	got = log.of(sid)
+	require.Len(t, got, 2, "%+v", got)
+	require.Equal(t, AttentionFinished, got[1].Kind)
+	require.Equal(t, "end_turn", got[1].Reason)
+	require.Equal(t, "The agent finished its turn.", got[1].Text)
+	var ids struct {
+		TurnID string `json:"turn_id"`
+	}
+	require.NoError(t, json.Unmarshal(done.raw, &ids))
+	require.Equal(t, "turn:"+ids.TurnID, got[1].Key)
+
+	// Stop is the user's own doing: nothing to tell.
+	s, f := h.create("/slow:60000 long", nil)
+	f.until(isState(store.SessionRunning))
+	require.NoError(t, h.svc.StopTurn(h.ctx, StopRequest{SessionID: s.Sessions[0].ID}))
+	f.until(isTurnDone)
+	f.until(isState(store.SessionWaitingForInput))
+	require.Empty(t, log.of(s.Sessions[0].ID))
+}
