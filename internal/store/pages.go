@@ -24,8 +24,8 @@ type MessagePage struct {
 // errPageFull stops a row scan once a page is full.
 var errPageFull = errors.New("page full")
 
-// messageBytes approximates a message's encoded size.
-func messageBytes(m Message) int {
+// MessageBytes approximates a message's encoded size.
+func MessageBytes(m Message) int {
 	n := len(m.Text) + len(m.ID) + len(m.TurnID) + 160
 	for k, v := range m.Metadata {
 		n += len(k) + 8
@@ -51,7 +51,7 @@ func (db *DB) ListMessagesPage(ctx context.Context, sessionID string, p MessageP
 			return err
 		}
 		out = append(out, m)
-		size += messageBytes(m)
+		size += MessageBytes(m)
 		return nil
 	}, `SELECT `+messageColumns+` FROM messages
 		WHERE session_id = ?1 AND seq <= ?2 AND (seq > ?3 OR (seq = ?3 AND id > ?4))

@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"encoding/json"
@@ -10,9 +10,9 @@ import (
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
-func TestTaskAndSessionRoundTrip(t *testing.T) {
+func testTaskAndSessionRoundTrip(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 
 	task := store.Task{
@@ -60,9 +60,9 @@ func TestTaskAndSessionRoundTrip(t *testing.T) {
 
 // A task's gate deadline is kept by CreateTask, changed by an event's task
 // replace, and a negative one is refused without a trace.
-func TestTaskGateDeadlineRoundTrip(t *testing.T) {
+func testTaskGateDeadlineRoundTrip(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	task, _ := seed(t, db, "t1", "s1")
 	got, err := db.GetTask(ctx, "t1")
@@ -95,9 +95,9 @@ func sessionIDs(ss []store.Session) []string {
 	return ids
 }
 
-func TestListTasksNewestFirst(t *testing.T) {
+func testListTasksNewestFirst(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 
 	empty, err := db.ListTasks(ctx)
@@ -121,9 +121,9 @@ func TestListTasksNewestFirst(t *testing.T) {
 	require.Equal(t, []string{"d", "c", "b", "a", "e"}, ids)
 }
 
-func TestCreateErrors(t *testing.T) {
+func testCreateErrors(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 
@@ -169,9 +169,9 @@ func TestCreateErrors(t *testing.T) {
 	}
 }
 
-func TestGetMissingIsErrNotFound(t *testing.T) {
+func testGetMissingIsErrNotFound(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 
@@ -186,9 +186,9 @@ func TestGetMissingIsErrNotFound(t *testing.T) {
 	}
 }
 
-func TestExecutionRoundTrip(t *testing.T) {
+func testExecutionRoundTrip(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 
@@ -222,9 +222,9 @@ func TestExecutionRoundTrip(t *testing.T) {
 	require.Equal(t, e2, list[1])
 }
 
-func TestPendingRetryLifecycle(t *testing.T) {
+func testPendingRetryLifecycle(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 	seed(t, db, "t2", "s2")
@@ -299,9 +299,9 @@ func TestPendingRetryLifecycle(t *testing.T) {
 	require.Equal(t, []string{"s2"}, []string{list[0].SessionID})
 }
 
-func TestTimesRoundTripExactly(t *testing.T) {
+func testTimesRoundTripExactly(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	for i, tm := range []time.Time{
 		{}, // the zero time stays zero

@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
-func TestGateLifecycle(t *testing.T) {
+func testGateLifecycle(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 
 	gates, err := db.ListGates(ctx)

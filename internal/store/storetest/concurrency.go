@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"errors"
@@ -16,9 +16,9 @@ import (
 // Eight goroutines stream into eight sessions at once while readers take
 // snapshots: every write succeeds (no SQLITE_BUSY), every log is complete
 // and in order, and every snapshot is consistent with its LastSeq.
-func TestConcurrentAppendEventAcrossSessions(t *testing.T) {
+func testConcurrentAppendEventAcrossSessions(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	const sessions, chunks = 8, 80
 	for i := range sessions {
@@ -105,9 +105,9 @@ func TestConcurrentAppendEventAcrossSessions(t *testing.T) {
 
 // Writers racing for the same session's next seq: exactly one wins each
 // seq, the losers get ErrSeqConflict, and the log has no gap or duplicate.
-func TestConcurrentAppendEventSameSession(t *testing.T) {
+func testConcurrentAppendEventSameSession(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 	require.NoError(t, db.AppendEvent(ctx, store.EventWrite{
@@ -167,9 +167,9 @@ func TestConcurrentAppendEventSameSession(t *testing.T) {
 
 // A timer firing, a late timer of the same attempt, and a cancel all race
 // for one pending retry: exactly one claim succeeds.
-func TestClaimPendingRetryExactlyOnce(t *testing.T) {
+func testClaimPendingRetryExactlyOnce(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	const sessions, claimers = 10, 16
 	for i := range sessions {

@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 
 // A batch claims exactly the retries a one-by-one claim would, across the
 // statement boundary, and each only once.
-func TestClaimPendingRetriesMatchesOneByOne(t *testing.T) {
+func testClaimPendingRetriesMatchesOneByOne(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	const n = 1200
 	var claims []store.RetryClaim

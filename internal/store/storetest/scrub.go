@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"strings"
@@ -12,9 +12,9 @@ import (
 // TestDeleteMessageScrubsTheLog: a message deleted from the chat (an
 // agent's echoed error line holding a key) is gone from a replay from seq
 // 0 too, while every other event keeps its text and the log its seqs.
-func TestDeleteMessageScrubsTheLog(t *testing.T) {
+func testDeleteMessageScrubsTheLog(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 	const leak = "API Error: 401 key sk-ant-LEAKED"

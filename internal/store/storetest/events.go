@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
-func TestAppendEventMessageLifecycle(t *testing.T) {
+func testAppendEventMessageLifecycle(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	task, sess := seed(t, db, "t1", "s1")
 
@@ -101,9 +101,9 @@ func TestAppendEventMessageLifecycle(t *testing.T) {
 	require.Equal(t, msgs, snapMsgs)
 }
 
-func TestAppendEventDefaultsTimesFromEvent(t *testing.T) {
+func testAppendEventDefaultsTimesFromEvent(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	task, sess := seed(t, db, "t1", "s1")
 	task.UpdatedAt, sess.UpdatedAt = time.Time{}, time.Time{} // zero: the event's time
@@ -141,14 +141,14 @@ func TestAppendEventDefaultsTimesFromEvent(t *testing.T) {
 	require.Equal(t, at(-2), m.UpdatedAt)
 }
 
-func TestAppendEventIsAtomic(t *testing.T) {
+func testAppendEventIsAtomic(t *testing.T, f Factory) {
 	t.Parallel()
 	ctx := t.Context()
 
 	// setup: s1 is at seq 2 with messages u1 and a1; s2 (another task)
 	// owns message o1.
-	setup := func(t *testing.T) *store.DB {
-		db := newStore(t)
+	setup := func(t *testing.T) Store {
+		db := f.New(t)
 		seed(t, db, "t1", "s1")
 		seed(t, db, "t2", "s2")
 		for _, w := range []store.EventWrite{
@@ -168,7 +168,7 @@ func TestAppendEventIsAtomic(t *testing.T) {
 		Evs1     []store.Event
 		Evs2     []store.Event
 	}
-	capture := func(t *testing.T, db *store.DB) state {
+	capture := func(t *testing.T, db Store) state {
 		var s state
 		var err error
 		s.Tasks, err = db.ListTasks(ctx)
@@ -250,18 +250,18 @@ func TestAppendEventIsAtomic(t *testing.T) {
 	}
 }
 
-func TestAppendEventSeqConflictMessage(t *testing.T) {
+func testAppendEventSeqConflictMessage(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	seed(t, db, "t1", "s1")
 	err := db.AppendEvent(t.Context(), store.EventWrite{Event: event("s1", 5, "x", nil)})
 	require.ErrorIs(t, err, store.ErrSeqConflict)
 	require.Contains(t, err.Error(), "is at seq 0, so the next event must be 1, not 5")
 }
 
-func TestListEvents(t *testing.T) {
+func testListEvents(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 	seed(t, db, "t2", "s2")

@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 
 // Paging walks every task once, in ListTasks' order (ties on created_at
 // included), each with its sessions oldest first.
-func TestListTaskPageWalksEveryTaskInOrder(t *testing.T) {
+func testListTaskPageWalksEveryTaskInOrder(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	for i := range 25 {
 		id := fmt.Sprintf("t%02d", i)

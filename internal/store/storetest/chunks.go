@@ -1,4 +1,4 @@
-package store_test
+package storetest
 
 import (
 	"strings"
@@ -11,9 +11,9 @@ import (
 
 // A streamed message reads whole at every point: before its chunks are
 // sealed, after, and once replaced or deleted.
-func TestStreamedChunksReadWholeAndSeal(t *testing.T) {
+func testStreamedChunksReadWholeAndSeal(t *testing.T, f Factory) {
 	t.Parallel()
-	db := newStore(t)
+	db := f.New(t)
 	ctx := t.Context()
 	seed(t, db, "t1", "s1")
 	seed(t, db, "t2", "s2")
