@@ -10,6 +10,7 @@ import { ChatView } from './chat.js';
 import { StatusView } from './status.js';
 import { TaskList, latestSession } from './tasks.js';
 import { GatePanel } from './gates.js';
+import { TaskAlerts } from './alerts.js';
 
 const TOKEN_KEY = 'orchestratord.token';
 const DRAFT_KEY = 'orchestratord.draft.';
@@ -54,6 +55,7 @@ const status = new StatusView({
   now: () => Date.now() + conn.skewMs,
 });
 const taskList = new TaskList($('tasks'), $('tasks-empty'), (id) => openTask(id, { fromList: true }));
+const alerts = new TaskAlerts({ onOpen: (id) => openTask(id, { fromList: true }) });
 const gates = new GatePanel({
   region: $('gates'),
   list: $('gates-list'),
@@ -92,6 +94,7 @@ async function onConnected() {
   try {
     const tasks = await listAllTasks();
     state.tasks = new Map(tasks.map((t) => [t.id, t]));
+    for (const t of tasks) alerts.update(t); // what changed while disconnected
     renderTasks();
     if (state.model) {
       const task = state.tasks.get(state.model.taskId);
@@ -169,6 +172,7 @@ function onTaskUpdated(task) {
   const old = state.tasks.get(task.id);
   if (old && Date.parse(old.updated_at) > Date.parse(task.updated_at)) return; // stale
   state.tasks.set(task.id, task);
+  alerts.update(task);
   renderTasks();
   const m = state.model;
   if (m && m.taskId === task.id) {
@@ -255,6 +259,7 @@ $('new-task').addEventListener('submit', async (ev) => {
   }
   submit.disabled = true;
   formError('');
+  alerts.askOnce(); // a click: the one moment a browser lets a page ask
   try {
     const { task } = await conn.request('task.create', payload);
     state.tasks.set(task.id, task);
