@@ -237,16 +237,14 @@ func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
 func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	sessionID := rt.sess.ID
 	ok, err := s.claims.claim(s.storeCtx(), s.store, store.RetryClaim{SessionID: sessionID, Generation: p.rec.Generation, Attempt: p.rec.Attempt})
+	if errors.Is(err, store.ErrUnwritable) {
+		s.claimUnsavedLocked(rt, p, err)
+		return
+	}
 	if err != nil || !ok {
 		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", ok), zap.Error(err))
 		if p.probe {
 			s.gateAbandonLocked(rt, s.now())
-		}
-		if errors.Is(err, store.ErrUnwritable) && p.gate == "" && p.timer == nil {
-			// The claim cannot be saved (a full disk): hold the retry and
-			// try again shortly, so it goes late rather than never. (A
-			// gated one is the gate's to send again.)
-			s.armLocked(rt, reconcileEvery)
 		}
 		return
 	}

@@ -145,32 +145,39 @@ func (s failClaimStore) ClaimPendingRetries(context.Context, []store.RetryClaim)
 	return nil, fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
 }
 
-// A due retry whose claim cannot be saved is held and tried again every
-// reconcileEvery instead of sitting pending with no timer forever (found by
-// the fault suite, test/chaos seed 1005); it goes once the store takes
-// writes (TestRetryDueOnAFullDiskGoesOnceItCanBeClaimed).
-func TestRetryWhoseClaimCannotBeSavedIsHeldNotLost(t *testing.T) {
+// A due retry whose claim cannot be saved fails visibly: the notice that
+// promised it goes, the could-not-save banner with Resume comes, nothing is
+// re-sent and nothing is left pending behind the banner. (It used to be
+// held and tried again every reconcileEvery behind a notice still saying
+// "retrying", silently, and was lost once the user moved on: test/chaos
+// seeds 5000 and 5024.)
+func TestRetryWhoseClaimCannotBeSavedEndsWithTheBanner(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = failClaimStore{Store: h.db} })
 	trap := h.clock.Trap().AfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 claim me", nil)
+	sid := v.Sessions[0].ID
 	call, err := trap.Wait(h.ctx)
 	require.NoError(t, err)
 	call.MustRelease(h.ctx)
-	f.until(isNotice)
-	adv := h.clock.Advance(call.Duration)
-	again := trap.MustWait(h.ctx)
-	again.MustRelease(h.ctx)
-	adv.MustWait(h.ctx)
-	assert.Equal(t, reconcileEvery, again.Duration, "held: tried again shortly")
-	_, pending := h.pending(v.Sessions[0].ID)
-	assert.True(t, pending, "still pending, not dropped")
-	for _, m := range h.messages(v.Sessions[0].ID) {
-		assert.NotEqual(t, kindRecovery, m.Metadata["kind"], "no banner: the retry still goes")
+	notice := f.until(isNotice)
+	h.clock.Advance(call.Duration).MustWait(h.ctx)
+	b := f.until(isBanner)
+	assert.Equal(t, kindStoreFailed, b.Message.Metadata["reason"])
+	assert.Contains(t, b.Message.Text, "could not save")
+	assert.Equal(t, "resume", b.Message.Actions[0].ID)
+	f.until(isState(store.SessionFailed))
+	_, pending := h.pending(sid)
+	assert.False(t, pending, "no retry left behind the banner")
+	for _, m := range h.messages(sid) {
+		assert.NotEqual(t, notice.Message.ID, m.ID, "no notice still promising the retry")
 	}
-	assert.Empty(t, byRole(h.messages(v.Sessions[0].ID), "user")[1:], "nothing was re-sent")
+	assert.Len(t, byRole(h.messages(sid), "user"), 1, "nothing was re-sent")
+	got, err := mockagent.ReceivedPrompts(h.stateDir)
+	require.NoError(t, err)
+	assert.Len(t, got, 1, "the agent got the first attempt only")
 }
 
 // A retry row that a full disk kept from being deleted when the banner

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/orchestratord/orchestratord/internal/mockagent"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
@@ -22,7 +23,8 @@ type faultStore struct {
 	mu         sync.Mutex                  // guards the fields below
 	failEvent  func(store.EventWrite) bool // nil: no failures
 	failCreate bool
-	failClaim  bool
+	failClaim  bool // ClaimPendingRetries
+	failDelete bool // DeletePendingRetry
 	failed     int
 }
 
@@ -59,6 +61,16 @@ func (f *faultStore) ClaimPendingRetry(ctx context.Context, sessionID string, ge
 		return false, errDiskFull
 	}
 	return f.Store.ClaimPendingRetry(ctx, sessionID, generation, attempt)
+}
+
+func (f *faultStore) DeletePendingRetry(ctx context.Context, sessionID string) error {
+	f.mu.Lock()
+	fail := f.failDelete
+	f.mu.Unlock()
+	if fail {
+		return errDiskFull
+	}
+	return f.Store.DeletePendingRetry(ctx, sessionID)
 }
 
 // ClaimPendingRetries is how the retry owner claims (claims.go).
@@ -257,38 +269,61 @@ func TestFailedCreateTaskLeavesNoWorkspace(t *testing.T) {
 	}
 }
 
-// A parked retry that comes due while the disk is full cannot be claimed:
-// it is held, tried again every reconcileEvery, and goes once the store
-// takes writes — late rather than never.
-func TestRetryDueOnAFullDiskGoesOnceItCanBeClaimed(t *testing.T) {
+// full makes every write fail, as a full disk does, or none.
+func (f *faultStore) full(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failClaim, f.failDelete = on, on
+	f.failEvent = nil
+	if on {
+		f.failEvent = failAll
+	}
+}
+
+// A parked retry that comes due while the disk is full cannot be claimed,
+// so it cannot go safely: the user sees why at once (the could-not-save
+// banner, held in memory, in every snapshot, no notice left promising a
+// retry), the banner and the row's deletion are saved once the disk has
+// room, and Resume then sends the prompt once.
+func TestRetryDueOnAFullDiskEndsWithTheBanner(t *testing.T) {
 	faults := &faultStore{}
 	h := newHarness(t, withFaults(faults))
 	trap := h.clock.Trap().AfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 fix it", nil)
 	sid := v.Sessions[0].ID
-	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+	notice := expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
 
-	faults.mu.Lock()
-	faults.failClaim = true
-	faults.mu.Unlock()
-	adv := h.clock.Advance(5 * time.Second)
-	call := trap.MustWait(h.ctx) // held: armed again
-	call.MustRelease(h.ctx)
-	adv.MustWait(h.ctx)
-	require.Equal(t, reconcileEvery, call.Duration)
-	_, ok := h.pending(sid)
-	require.True(t, ok, "still pending")
+	faults.full(true)
+	h.clock.Advance(5 * time.Second).MustWait(h.ctx)
+	gone := f.until(func(n note) bool { return n.Action == "session.message.deleted" })
+	require.Equal(t, notice.Message.ID, gone.MessageID, "the notice stops promising a retry")
+	banner := f.until(isBanner)
+	require.Equal(t, kindStoreFailed, banner.Message.Metadata["reason"])
+	require.Equal(t, true, banner.Message.Metadata["unsaved"])
+	f.until(isState(store.SessionFailed))
+	snap := h.snapshot(sid)
+	require.Equal(t, store.SessionFailed, snap.Session.State)
+	require.Equal(t, banner.Message.ID, snap.Messages[len(snap.Messages)-1].ID, "a new subscriber sees the banner")
+	for _, m := range snap.Messages {
+		require.NotEqual(t, kindRetryNotice, m.Metadata["kind"])
+	}
+	errIs(t, h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume}), ErrStorage)
 
-	faults.mu.Lock()
-	faults.failClaim = false
-	faults.mu.Unlock()
+	faults.full(false)
 	h.clock.Advance(reconcileEvery).MustWait(h.ctx)
-	done := f.until(func(n note) bool { return isTurnDone(n) && n.StopReason != "retry_scheduled" })
-	require.Equal(t, "end_turn", done.StopReason)
-	_, ok = h.pending(sid)
-	require.False(t, ok)
+	saved := f.until(func(n note) bool { return isBanner(n) && n.Seq > 0 })
+	require.Equal(t, banner.Message.ID, saved.Message.ID)
+	_, ok := h.pending(sid)
+	require.False(t, ok, "the row went with it")
+	require.Equal(t, store.SessionFailed, h.storedSession(sid).State)
+
+	require.NoError(t, h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverResume}))
+	f.until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
 	require.Len(t, byRole(h.messages(sid), "user"), 1)
+	got, err := mockagent.ReceivedPrompts(h.stateDir)
+	require.NoError(t, err)
+	require.Len(t, got, 2, "the first attempt, then Resume: nothing behind the user's back")
 }
 
 // A notice the store will not delete is gone for the user at once, and

@@ -120,6 +120,7 @@ type Report struct {
 	Lateness     []time.Duration // of every retry that fired, sorted
 	Interrupted  int             // retries a kill caught mid-dispatch ("interrupted" banners)
 	DiskDelayed  int             // retries due while the disk was full, not held to FireTolerance
+	ClaimUnsaved int             // due retries whose claim a full disk refused: the could-not-save banner
 	Superseded   int             // pending retries the user superseded
 	Restarts     int
 	ReadOnlyRuns map[string]int // what a start on a read-only data dir did

@@ -401,7 +401,7 @@ func retryEvents(logs []string) map[string][]logEvent {
 			}
 			msg, _ := m["msg"].(string)
 			switch msg {
-			case "retry scheduled", "pending retry re-armed", "retry firing":
+			case "retry scheduled", "pending retry re-armed", "retry firing", msgClaimUnsaved:
 			default:
 				continue
 			}
@@ -435,6 +435,10 @@ func listening(log string) time.Time {
 	return time.Time{}
 }
 
+// msgClaimUnsaved is the daemon's log line for a due retry whose claim the
+// store refused (internal/orchestrator/retry_unsaved.go).
+const msgClaimUnsaved = "a due retry could not be claimed; it ends with the could-not-save banner"
+
 // pendingRetry is one scheduled retry followed through the logs.
 type pendingRetry struct {
 	attempt int
@@ -446,7 +450,7 @@ type pendingRetry struct {
 // checkRetries: every scheduled retry fired once, on time; or was caught
 // mid-dispatch (an interrupted banner), or superseded by the user.
 func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.Time) {
-	r.rep.Retries, r.rep.Superseded, r.rep.DiskDelayed, r.rep.Lateness = 0, 0, 0, nil
+	r.rep.Retries, r.rep.Superseded, r.rep.DiskDelayed, r.rep.ClaimUnsaved, r.rep.Lateness = 0, 0, 0, 0, nil
 	tol := r.cfg.FireTolerance
 	actions := map[string][]action{}
 	r.mu.Lock()
@@ -487,6 +491,14 @@ func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.T
 					open = &pendingRetry{retryAt: e.retryAt, sched: e.ts, rearm: map[int]time.Time{}, attempt: -1}
 				}
 				open.rearm[e.inc] = e.ts
+			case msgClaimUnsaved:
+				// It came due on a full disk and ended with the could-not-save
+				// banner; held in memory, that banner reaches the event log
+				// only if the store takes it before the user acts.
+				if open != nil {
+					r.rep.ClaimUnsaved++
+					open = nil
+				}
 			case "retry firing":
 				if open == nil || open.attempt != e.attempt && open.attempt != -1 {
 					if lastFired != nil && lastFired.attempt == e.attempt {

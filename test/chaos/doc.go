@@ -16,7 +16,8 @@
 //   - every pending retry fires once, within FireTolerance of its retry_at
 //     (or of the restart that re-armed it, when the daemon was down at
 //     retry_at), or becomes an "interrupted" banner when a kill caught it
-//     mid-dispatch, or was superseded by the user;
+//     mid-dispatch, or the could-not-save banner when a full disk refused
+//     its claim, or was superseded by the user;
 //   - no session stuck in RUNNING (or with a pending retry, or a retry row
 //     left "dispatching" while nothing runs) once the round settles,
 //     restarts included; a busy session with no new event for StallTimeout

@@ -31,9 +31,10 @@ func (rep *Report) Write(w io.Writer) {
 	fmt.Fprintf(w, "\nrestarts %d; read-only starts: %s\n", rep.Restarts, kv(rep.ReadOnlyRuns))
 	fmt.Fprintf(w, "acknowledged prompts %d; follow-up actions acknowledged: %s; prompts the agents received %d\n",
 		rep.Prompts, kv(rep.Actions), rep.AgentTurns)
-	fmt.Fprintf(w, "pending retries fired %d (lateness p50 %v, p99 %v, max %v; %d due on a full disk not held to the tolerance), caught mid-dispatch %d, superseded %d\n\n",
+	fmt.Fprintf(w, "pending retries fired %d (lateness p50 %v, p99 %v, max %v; %d due on a full disk not held to the tolerance), caught mid-dispatch %d, superseded %d, "+
+		"could not be claimed on a full disk (could-not-save banner) %d\n\n",
 		rep.Retries, Percentile(rep.Lateness, 0.5).Round(time.Millisecond), Percentile(rep.Lateness, 0.99).Round(time.Millisecond),
-		Percentile(rep.Lateness, 1).Round(time.Millisecond), rep.DiskDelayed, rep.Interrupted, rep.Superseded)
+		Percentile(rep.Lateness, 1).Round(time.Millisecond), rep.DiskDelayed, rep.Interrupted, rep.Superseded, rep.ClaimUnsaved)
 	if len(rep.Violations) == 0 {
 		fmt.Fprintf(w, "violations: none\n")
 		return
