@@ -75,11 +75,22 @@ var wildFamilies = []string{
 // public corpus (the set must be held out from it).
 func loadWild(t *testing.T) []wildRow {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "wild", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no wild rows in testdata/wild: %v", err)
+	known := map[string]string{}
+	for text, id := range corpusTexts(t) {
+		known[text] = "corpus row " + id
 	}
-	known := corpusTexts(t)
+	return loadRealRows(t, "wild", known)
+}
+
+// loadRealRows reads testdata/<dir>/*.jsonl, rows of real errors in the
+// wild-set format, failing on a malformed row or on a text that is already
+// a key of known (which maps a text to where it is from).
+func loadRealRows(t *testing.T, dir string, known map[string]string) []wildRow {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rows in testdata/%s: %v", dir, err)
+	}
 	ids := map[string]string{}
 	texts := map[string]string{}
 	var rows []wildRow
@@ -113,7 +124,7 @@ func loadWild(t *testing.T) []wildRow {
 			}
 			texts[r.Text] = r.ID
 			if id, dup := known[r.Text]; dup {
-				t.Fatalf("%s: %s: text is corpus row %s; the wild set must be held out", where, r.ID, id)
+				t.Fatalf("%s: %s: text is %s; the set must be held out from it", where, r.ID, id)
 			}
 			r.file, r.line = filepath.Base(path), n
 			rows = append(rows, r)
@@ -279,7 +290,7 @@ func TestWild(t *testing.T) {
 	for _, r := range rows {
 		outs = append(outs, measureWild(r, pol))
 	}
-	t.Log("\n" + wildMarkdown(outs, *wildRows))
+	t.Log("\nwild set: " + wildMarkdown(outs, *wildRows))
 	if *wildReport != "" {
 		if err := os.WriteFile(*wildReport, []byte(wildMarkdown(outs, true)), 0o644); err != nil {
 			t.Fatal(err)
@@ -335,7 +346,7 @@ func wildMarkdown(outs []wildOutcome, withRows bool) string {
 		retried += b2i(o.retried)
 	}
 	n := len(outs)
-	fmt.Fprintf(&b, "wild set: %d rows\n\n", n)
+	fmt.Fprintf(&b, "%d rows\n\n", n)
 	fmt.Fprintf(&b, "| measure | value |\n|---|---|\n")
 	fmt.Fprintf(&b, "| class accuracy | %d/%d = %s |\n", classOK, n, pct(classOK, n))
 	fmt.Fprintf(&b, "| class and family | %d/%d = %s |\n", famOK, n, pct(famOK, n))

@@ -1,0 +1,55 @@
+package routingerr
+
+import (
+	"flag"
+	"os"
+	"testing"
+)
+
+// The held-out set (testdata/heldout, issue 12) is a second, fresh sample of
+// real errors from public issue trackers, collected and labelled after the
+// wild set had been opened for fixing: no row's text is in the public
+// corpus, the source catalogue or the wild set. It is measured like the wild
+// set (measureWild) and never fails on accuracy; see testdata/heldout/README.md.
+//
+//	go test ./internal/routingerr -run TestHeldout -v                         # the summary tables
+//	go test ./internal/routingerr -run TestHeldout -v -heldout.rows           # and every row still wrong
+//	go test ./internal/routingerr -run TestHeldout -heldout.report=/tmp/h.md  # all of it as Markdown
+
+var (
+	heldoutReport = flag.String("heldout.report", "", "write the held-out measurement, rows still wrong included, as Markdown to this file")
+	heldoutRows   = flag.Bool("heldout.rows", false, "also log the held-out rows still wrong (id, expected, got)")
+)
+
+// loadHeldout reads every held-out row; a text already in the corpus, the
+// catalogue or the wild set fails the test (the set must be new).
+func loadHeldout(t *testing.T) []wildRow {
+	t.Helper()
+	known := map[string]string{}
+	for text, id := range corpusTexts(t) {
+		known[text] = "corpus row " + id
+	}
+	for _, l := range loadCatalogue(t) {
+		known[l.Text] = "catalogue row " + l.ID
+	}
+	for _, r := range loadWild(t) {
+		known[r.Text] = "wild row " + r.ID
+	}
+	return loadRealRows(t, "heldout", known)
+}
+
+func TestHeldout(t *testing.T) {
+	t.Parallel()
+	rows := loadHeldout(t)
+	pol := NewPolicy(PolicyConfig{}, func() float64 { return 0 })
+	outs := make([]wildOutcome, 0, len(rows))
+	for _, r := range rows {
+		outs = append(outs, measureWild(r, pol))
+	}
+	t.Log("\nheld-out set: " + wildMarkdown(outs, *heldoutRows))
+	if *heldoutReport != "" {
+		if err := os.WriteFile(*heldoutReport, []byte(wildMarkdown(outs, true)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
