@@ -197,12 +197,98 @@ func (s *scan) locate(w string) int {
 	if i := strings.Index(s.low, w); i >= 0 {
 		return i
 	}
+	if i := looseIndex(s.low, w, false); i >= 0 {
+		return i
+	}
 	if core := coreWord(w); core != "" {
 		if i := strings.Index(s.low, core); i >= 0 {
 			return i
 		}
 	}
 	return 0
+}
+
+// index is strings.Index(s.low, w) for a keyword w, or its loose match
+// (looseIndex) when the automaton found w only across a wrap or an escape;
+// -1 when w is absent. last asks for the last occurrence.
+func (s *scan) index(w string, last bool) int {
+	id, ok := keywords.id(w)
+	if ok && !s.found.has(id) {
+		return -1
+	}
+	i := -1
+	if last {
+		i = strings.LastIndex(s.low, w)
+	} else {
+		i = strings.Index(s.low, w)
+	}
+	if i < 0 && ok {
+		i = looseIndex(s.low, w, last)
+	}
+	return i
+}
+
+// looseIndex finds w in low the way the automaton reads text (canonKeyword):
+// backslashes skipped, a single quote read as a double one, blanks after a
+// colon skipped, a run of blanks and box borders read as one space. It is
+// only asked when the automaton found w and strings.Index did not (a line
+// wrapped inside w, an escaped quote), so its worst case, quadratic in
+// len(w), is off the common path. last picks the last occurrence.
+func looseIndex(low, w string, last bool) int {
+	w = canonKeyword(w)
+	if w == "" {
+		return -1
+	}
+	if last {
+		for i := len(low) - 1; i >= 0; i-- {
+			if looseAt(low, i, w) {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := range len(low) {
+		if looseAt(low, i, w) {
+			return i
+		}
+	}
+	return -1
+}
+
+// looseAt reports whether the canonical keyword w starts at low[i].
+func looseAt(low string, i int, w string) bool {
+	var prev byte
+	for j := 0; j < len(w); {
+		if i >= len(low) {
+			return false
+		}
+		b, n := low[i], 1
+		switch {
+		case b == '\\':
+			if j == 0 {
+				return false
+			}
+			i++
+			continue
+		case b == 0xE2 && boxBorder(low, i):
+			b, n = ' ', 3
+		case isBlank(b):
+			b = ' '
+		case b == '\'':
+			b = '"'
+		}
+		if b == ' ' && j > 0 && (prev == ' ' || prev == ':') {
+			i += n
+			continue
+		}
+		if b != w[j] {
+			return false
+		}
+		prev = b
+		i += n
+		j++
+	}
+	return true
 }
 
 func (s *scan) hasAnyID(ids []uint16) bool {

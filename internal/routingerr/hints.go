@@ -265,7 +265,27 @@ func resetHint(s *scan) (time.Time, bool) {
 			}
 		}
 	}
+	if i := s.indexKW(kwResetClock[1]); i >= 0 {
+		// Z.ai's "It will reset at 2026-07-30 16:11:46 +0800 CST.": only a
+		// numeric offset fixes the instant ("CST" alone is China or Central).
+		if t, ok := dateTimeOffset(s.raw[i+len(kwResetClock[1].w):]); ok {
+			return t, true
+		}
+	}
 	return clockReset(s)
+}
+
+// dateTimeOffset reads "2026-07-30 16:11:46 +0800" at the start of s.
+func dateTimeOffset(s string) (time.Time, bool) {
+	const layout = "2006-01-02 15:04:05 -0700"
+	if len(s) < len(layout) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(layout, s[:len(layout)])
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
 }
 
 // relativeReset resolves "Your quota will reset after 19h5m27s", "try

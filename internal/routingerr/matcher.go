@@ -243,19 +243,34 @@ func canonKeyword(w string) string {
 			continue
 		case c == '\'':
 			c = '"'
-		case c == ' ' && len(b) > 0 && b[len(b)-1] == ':':
-			continue
+		case isBlank(c):
+			if len(b) > 0 && (b[len(b)-1] == ':' || b[len(b)-1] == ' ') {
+				continue
+			}
+			c = ' '
 		}
 		b = append(b, c)
 	}
 	return string(b)
 }
 
+// isBlank: the bytes a terminal wraps text at. The automaton reads a run
+// of them (and box-drawing borders, see boxBorder) as one space, so a
+// keyword still matches when a terminal, a box or a pasted log broke its
+// line ("fetch \n     failed", "Retrying   │\n│    with backoff").
+func isBlank(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
+
+// boxBorder reports whether text[i:] starts with "│" (U+2502), the border
+// Gemini CLI and Qwen Code draw around errors; it reads as a blank.
+func boxBorder(text string, i int) bool {
+	return text[i] == 0xE2 && i+2 < len(text) && text[i+1] == 0x94 && text[i+2] == 0x82
+}
+
 // scan lowercases text into low (same length), marks every keyword that
 // occurs in it and records where tracked keywords (status markers) last
 // ended before a status (see statusAt). The automaton reads the text
-// canonically (see canonKeyword): it steps over backslashes and over blanks
-// after a colon.
+// canonically (see canonKeyword): it steps over backslashes, over blanks
+// after a colon, and reads a run of blanks and box borders as one space.
 func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 	s, nc, nd, nt := 0, m.nclass, m.ndense, uint16(m.ntrack)
 	dense, class := m.dense, &m.class
@@ -267,8 +282,18 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 			b += 'a' - 'A'
 		}
 		low[i] = b
-		if b == '\\' || b == ' ' && prev == ':' {
+		if b == '\\' {
 			continue
+		}
+		if isBlank(b) || b == 0xE2 && boxBorder(text, i) {
+			if b == 0xE2 {
+				low[i+1], low[i+2] = text[i+1], text[i+2]
+				i += 2
+			}
+			if prev == ':' || prev == ' ' {
+				continue
+			}
+			b = ' '
 		}
 		prev = b
 		c := class[b]

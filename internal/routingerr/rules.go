@@ -102,7 +102,7 @@ func (r *rule) eval(s *scan) int {
 }
 
 // ruleSets lists the provider files; the order breaks ties inside a band.
-var ruleSets = [][]rule{cancelRules, agentRules, quotaRules, acpRules, anthropicRules, openaiRules, googleRules, bedrockRules, transportLostRules, networkRules, sharedRules, genericRules, statusRules}
+var ruleSets = [][]rule{cancelRules, agentRules, quotaRules, acpRules, anthropicRules, openaiRules, googleRules, bedrockRules, copilotRules, zhipuRules, transportLostRules, networkRules, sharedRules, genericRules, statusRules}
 
 // ruleTable is every rule in evaluation order; keywords finds their words.
 // Built in init: the rules' matchers refer to keywords themselves.
@@ -290,11 +290,11 @@ func statusIs(lo, hi int) func(s *scan) int {
 // "    ⎿  TypeError (fetch failed)" (cli.js: `${cause.name} (${cause.message})`);
 // that line belongs to the retry, it is not a later error.
 func laterErrorAfterLine(low string, i int) bool {
-	nl := strings.IndexByte(low[i:], '\n')
+	nl := payloadEnd(low, i)
 	if nl < 0 {
 		return false
 	}
-	rest := low[i+nl+1:]
+	rest := low[nl+1:]
 	if isCauseLine(rest) {
 		nl = strings.IndexByte(rest, '\n')
 		if nl < 0 {
@@ -303,6 +303,55 @@ func laterErrorAfterLine(low string, i int) bool {
 		rest = rest[nl:]
 	}
 	return strings.Contains(rest, "error")
+}
+
+// payloadEnd is the newline that ends the line at i, or, when a JSON value
+// opened on that line is still open there, the first newline after it
+// closes: Gemini CLI and Qwen Code print the error they retry after the
+// line ("Attempt 1 failed with status 429. Retrying with backoff...
+// _GaxiosError: [{\n  \"error\": {…}\n}]"), and that body is not a later
+// error. -1 when the text ends first (a body cut short is still the retry's).
+func payloadEnd(low string, i int) int {
+	depth := 0
+	for j := i; j < len(low); j++ {
+		switch low[j] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth = max(depth-1, 0)
+		case '\n':
+			if depth == 0 && !boxContinues(low, j) {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// boxContinues: the newline at j wraps a line inside a drawn box
+// ("│ ✖  Attempt 3 failed with 5xx error. Retrying   │\n│    with backoff…"):
+// the line ends at a border and the next one goes on after its border
+// with text, not with a new message's glyph (✖, ✕, ℹ).
+func boxContinues(low string, j int) bool {
+	k := j
+	for k > 0 && isBlank(low[k-1]) {
+		k--
+	}
+	if k < 3 || !boxBorder(low, k-3) {
+		return false
+	}
+	n := j + 1
+	for n < len(low) && (low[n] == ' ' || low[n] == '\t') {
+		n++
+	}
+	if n >= len(low) || !boxBorder(low, n) {
+		return false
+	}
+	n += 3
+	for n < len(low) && (low[n] == ' ' || low[n] == '\t') {
+		n++
+	}
+	return n < len(low) && low[n] < 0x80 && low[n] != '\n'
 }
 
 // isCauseLine: the line at the start of s is Claude Code's cause line under

@@ -14,11 +14,13 @@ import (
 // after 2341ms...", "Trying to reach gemini-2.5-pro (Attempt 2/10)"), Codex
 // ("stream disconnected - retrying sampling request (1/5 in 210ms)..."),
 // opencode's TUI ("<message> [retrying attempt #2]"),
-// Qwen's context compression.
+// Qwen's context compression, Copilot's fall back to its base model ("We
+// have switched you to the free base model"), the Kiro plugin's shrinking
+// retry ("Context too long. Retrying with 80%...").
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
 	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage",
-	"[retrying attempt #"}
+	"[retrying attempt #", "switched you to ", "context too long. retrying with "}
 
 var kwDailyQuota = newKW("reached your daily")
 
@@ -31,7 +33,7 @@ var agentRules = []rule{
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			for _, k := range agentRetryWords {
-				i := strings.LastIndex(s.low, k)
+				i := s.index(k, true)
 				if i < 0 || s.retriesOver(i) {
 					continue
 				}
@@ -92,6 +94,13 @@ var (
 )
 
 var quotaRules = []rule{
+	// Alibaba Model Studio (DashScope, Bailian) sends its per-minute token
+	// throttle as OpenAI's insufficient_quota and links the TPM section of
+	// its error-code page: "You exceeded your current quota … see:
+	// https://help.aliyun.com/zh/model-studio/error-code#token-limit". It
+	// clears within the minute; it is not billing.
+	{id: "alibaba.token_limit.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		any: []string{"error-code#token-limit"}},
 	// "limit: 0": the plan has no quota for this model at all (Gemini's free
 	// tier on a Pro model); no wait helps.
 	{id: "google.quota_limit_zero.v1", band: bandReset, code: "billing", class: ClassUserAction, conf: 0.85,
@@ -139,7 +148,7 @@ var quotaRules = []rule{
 	{id: "quota.daily.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		any: []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model",
 			"daily limit", "daily request limit", "daily usage limit", "daily rate limit", "per-day rate limit", "(rpd)", "(tpd)", "weekly limit", "monthly limit", "monthly quota",
-			"monthly usage limit"},
+			"monthly usage limit", "hour usage quota", "使用上限"},
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
@@ -162,7 +171,7 @@ var quotaRules = []rule{
 		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credit",
 			"arrearage", "account is in good standing", "extra usage is required", "usage not included",
 			"insufficient balance", "exceeded_current_quota", "requires more credits", "out of credits", "run out of credit",
-			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits"}},
+			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits", "余额不足", "已欠费"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
 	// quota).") is Gemini's per-minute limit or Vertex's shared capacity.
 	{id: "google.resource_exhausted_bare.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
@@ -219,7 +228,14 @@ var sharedRules = []rule{
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
-		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`}},
+		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`,
+			"访问量过大"}},
+	// OpenRouter relays an upstream failure after the stream began as a
+	// mid-stream error event (openrouter.ai/docs/api-reference/errors,
+	// "Errors during streaming"); its status is OpenRouter's (502), the
+	// upstream's own code in metadata.raw is not this request's.
+	{id: "openrouter.mid_stream.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
+		any: []string{"mid-stream error:"}},
 	{id: "claude_code.repeated_overload.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
 		any: []string{"repeated server overload", "repeated 529 overloaded"}},
 	{id: "generic.server_error_words.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
@@ -228,7 +244,8 @@ var sharedRules = []rule{
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
 		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
 			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled",
-			"would exceed the rate limit"}},
+			"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests",
+			"速率限制", "并发数过高", "频率过高"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".

@@ -28,6 +28,12 @@ var bedrockRules = []rule{
 	{id: "bedrock.internal.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.85,
 		any: []string{"internalserverexception", "modelstreamerrorexception", "modelerrorexception", "modeltimeoutexception"}},
 
+	// "The maximum tokens you requested exceed the model limit of 4096. Try
+	// again with a maximum tokens value lower than 4096.": the request's own
+	// max_tokens; the same request fails the same way.
+	{id: "bedrock.max_tokens.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"maximum tokens you requested exceed"}},
+
 	{id: "bedrock.validation.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
 		any: []string{"validationexception"}},
 }

@@ -68,7 +68,7 @@ var genericRules = []rule{
 			"self_signed_cert_in_chain", "depth_zero_self_signed_cert", "certificate_verify_failed",
 			"ssl certificate", "certificate hostname mismatch", "ssl error (", "cert_altname_invalid",
 			"does not match certificate's altnames", "wrong version number", "alert handshake failure",
-			"tls: handshake failure", "alert protocol version", "does not look like a tls handshake"}},
+			"tls: handshake failure", "alert protocol version", "does not look like a tls handshake", "net::err_cert"}},
 	// The agent binary is missing: a human must install it or fix PATH.
 	{id: "exec.not_found.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		evidence: func(ev *Evidence) bool { return ev.ExitStatus == "exit status 127" },
@@ -148,9 +148,12 @@ var statusRules = []rule{
 	{id: "http.reason_phrase.v1", band: bandFallback, code: "unavailable", class: ClassTransient, conf: 0.6,
 		gate:  reasonPhrases,
 		match: func(s *scan) int { return s.errorText(reasonPhrases...) }},
+	// The status with its reason phrase, or with OpenRouter's message for an
+	// upstream's failure as openai-node prints it ("429 Provider returned
+	// error": `${status} ${message}`).
 	{id: "http.too_many_requests_text.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.7,
-		gate:  []string{"429 too many requests"},
-		match: func(s *scan) int { return anyBounded(s.low, "429 too many requests") }},
+		gate:  []string{"429 too many requests", "429 provider returned error"},
+		match: func(s *scan) int { return anyBounded(s.low, "429 too many requests", "429 provider returned error") }},
 	// The reason phrase alone on an error line ("Error: Too Many
 	// Requests", a gateway's {"error_msg":"Too many requests, …"}).
 	{id: "http.too_many_requests_phrase.v1", band: bandFallback, code: "rate_limited", class: ClassTransient, conf: 0.6,

@@ -19,6 +19,9 @@ var networkRules = []rule{
 			if i := anyBounded(s.low, nodeErrnos...); i >= 0 {
 				return i
 			}
+			if i := s.index("fetch failed", false); i >= 0 { // wrapped: "fetch \n   failed"
+				return i
+			}
 			return strings.Index(s.low, "und_err_")
 		}},
 	{id: "go.net.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
@@ -95,7 +98,9 @@ var transportLostRules = []rule{
 			"unable to connect. is the computer able to access the url", "connectionrefused", "failedtoopensocket",
 			"the operation timed out", "timeout awaiting response headers", "client.timeout exceeded", "bad record mac",
 			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url", "httpx.readerror", "httpcore.readerror",
-			"operation was aborted due to timeout", "deadline exceeded", "while waiting for connection"}},
+			"operation was aborted due to timeout", "deadline exceeded", "while waiting for connection",
+			"cannot connect to api", "connect timeout error", "not connected to the internet", "check your network connection",
+			"net::err_", "- connection error", "408 request timeout"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}

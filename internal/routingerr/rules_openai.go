@@ -1,17 +1,16 @@
 package routingerr
 
-import "strings"
-
 // OpenAI API bodies and the Codex CLI.
 var openaiRules = []rule{
 	// "Reconnecting... 4/5 (21s • esc to interrupt)": Codex is retrying its
-	// stream; 21s is time elapsed, not a wait, so no hint.
+	// stream; 21s is time elapsed, not a wait, so no hint. codex-acp says
+	// "Re-connecting... 1/5".
 	{id: "codex.reconnecting.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
-		gate:  []string{"reconnecting... ", "reconnecting… "},
+		gate:  []string{"reconnecting... ", "reconnecting… ", "re-connecting... "},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
-			for _, k := range []string{"reconnecting... ", "reconnecting… "} {
-				i := strings.LastIndex(s.low, k)
+			for _, k := range []string{"reconnecting... ", "reconnecting… ", "re-connecting... "} {
+				i := s.index(k, true)
 				if i < 0 || s.retriesOver(i) {
 					continue
 				}

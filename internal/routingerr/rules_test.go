@@ -599,6 +599,53 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{{Phase: PhaseStreaming, ExitStatus: "signal: killed"}, {Phase: PhasePromptSend, ExitStatus: "exit status 1", StderrTail: "bye"}},
 		neg: []Evidence{{Phase: PhaseProcessStart, ExitStatus: "exit status 1"}, {Phase: PhaseStreaming}},
 	},
+	"copilot.rate_limited_long.v1": {
+		pos: []Evidence{txt("Sorry, your request was rate-limited. Please wait 269 hours 20 minutes before trying again.")},
+		neg: []Evidence{txt("Sorry, your request was rate-limited. Please wait 39 minutes before trying again."),
+			txt("Sorry, your request was rate-limited. Please wait and try sending again later."),
+			txt("Please wait 3 hours before trying again.")},
+	},
+	"copilot.rate_limited.v1": {
+		pos: []Evidence{txt("Sorry, your request was speed limited. Please wait 2 minutes before trying again."),
+			txt("Sorry, your request was rate-limited. Please wait and try again.")},
+		neg: []Evidence{txt("your request was rated highly"), txt("Please wait 2 minutes before trying again.")},
+	},
+	"copilot.quota.v1": {
+		pos: []Evidence{txt("You've reached your monthly chat messages quota.")},
+		neg: []Evidence{txt("Error Code: rate_limited"), txt("premium model selected")},
+	},
+	"copilot.overage_limit.v1": {
+		pos: []Evidence{txt("You cannot accrue additional premium requests at this time.")},
+		neg: []Evidence{txt("additional premium requests are enabled")},
+	},
+	"zhipu.billing.v1": {
+		pos: []Evidence{txt(`Error code: 429, with error text {"error":{"code":"1113","message":"Your account is in arrears"}}`)},
+		neg: []Evidence{txt(`{"error":{"code":"11130"}}`), txt("error code: 1113 lines")},
+	},
+	"zhipu.rate_limited.v1": {
+		pos: []Evidence{txt("API Error: [1302][您的账户已达到速率限制，请您控制请求频率]"), txt(`{"error":{"code":1303,"message":"x"}}`)},
+		neg: []Evidence{txt("[13020]"), txt(`{"code":"1302x"}`)},
+	},
+	"zhipu.overloaded.v1": {
+		pos: []Evidence{txt(`API Error: 429 {"error":{"code":"1305","message":"该 API 已触发流量限制"}}`)},
+		neg: []Evidence{txt(`{"code":"13050"}`), txt("ray id 1305")},
+	},
+	"zhipu.quota.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"1304","message":"该 API 已达今日调用次数限额"}}`)},
+		neg: []Evidence{txt(`{"code":"13080"}`), txt("[1308 items]")},
+	},
+	"alibaba.token_limit.v1": {
+		pos: []Evidence{txt("Error from provider (Alibaba): You exceeded your current quota, please check your plan and billing details. For details, see: https://help.aliyun.com/zh/model-studio/error-code#token-limit")},
+		neg: []Evidence{txt("see https://help.aliyun.com/zh/model-studio/error-code#overdue-payment")},
+	},
+	"bedrock.max_tokens.v1": {
+		pos: []Evidence{txt("Error: The maximum tokens you requested exceed the model limit of 4096.")},
+		neg: []Evidence{txt("the maximum tokens you may request is 4096")},
+	},
+	"openrouter.mid_stream.v1": {
+		pos: []Evidence{txt(`OpenRouter Mid-Stream Error: {"message":"Upstream error","code":502}`)},
+		neg: []Evidence{txt("mid-stream errors are retried")},
+	},
 }
 
 func TestEveryRuleHasFixtures(t *testing.T) {

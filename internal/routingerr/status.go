@@ -8,7 +8,7 @@ var statusMarkers = []string{
 	"status: ", "status code: ", "status code ", "unexpected status ", "status=",
 	`"code":`, `"status":`, `"status_code":`, `"statuscode":`, `"api_error_status":`,
 	"request rejected (", "error code: ", "error: http ", "api error (status ",
-	"status code of ", "status_code=",
+	"status code of ", "status_code=", ": http ",
 }
 
 // httpStatus returns the effective HTTP status and its offset in raw. A
@@ -87,7 +87,8 @@ func statusAt(s string, i int) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	if i+3 < len(s) {
-		if c := s[i+3]; c >= '0' && c <= '9' || c == '.' {
+		// "HTTP 429. Rate limited." ends a sentence; "402.5" is no status.
+		if c := s[i+3]; c >= '0' && c <= '9' || c == '.' && i+4 < len(s) && s[i+4] != ' ' && s[i+4] != '\n' {
 			return 0, false
 		}
 	}

@@ -1,0 +1,72 @@
+package routingerr
+
+import (
+	"strings"
+	"time"
+)
+
+// GitHub Copilot Chat (microsoft/vscode-copilot-chat,
+// src/platform/chat/common/commonTypes.ts): its own wordings for the
+// Copilot API's rate limits and quotas. getRateLimitMessage writes
+// "Sorry, your request was rate-limited. Please wait {0} before trying
+// again." ({0} is "17 seconds", "3 minutes", "269 hours 20 minutes" or "a
+// moment"); getQuotaHitMessage writes the monthly and premium quotas.
+
+var copilotRateLimited = []string{"your request was rate-limited", "your request was speed limited",
+	"you have been rate-limited", "exhausted this model's rate limit", "exceeded the agent mode rate limit"}
+
+// copilotQuotaWait: a rate limit whose wait is longer than this is a quota
+// window (Copilot's per-plan caps say "Please wait 269 hours 20 minutes").
+const copilotQuotaWait = time.Hour
+
+var kwPleaseWait = newKW("please wait ")
+
+var copilotRules = []rule{
+	{id: "copilot.rate_limited_long.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		gate:  copilotRateLimited,
+		check: "the wait it states is longer than an hour",
+		match: func(s *scan) int {
+			if d, ok := copilotWaitFor(s); ok && d > copilotQuotaWait {
+				return s.indexKW(kwPleaseWait)
+			}
+			return -1
+		},
+		hint: func(s *scan, c Classification) Classification {
+			if d, ok := copilotWaitFor(s); ok && !s.now.IsZero() {
+				c.ResetAt = new(s.now.Add(d).UTC().Truncate(time.Second))
+			}
+			return c
+		}},
+	{id: "copilot.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		any: copilotRateLimited,
+		hint: func(s *scan, c Classification) Classification {
+			if d, ok := copilotWaitFor(s); ok {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
+	// "You've reached your monthly chat messages quota.", "You've exhausted
+	// your premium model quota.", and the Copilot API's own code shown as
+	// "Quota Exceeded\n\nServer Error: …\nError Code: quota_exceeded".
+	{id: "copilot.quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		any: []string{"monthly chat messages", "exhausted your premium model quota", "error code: quota_exceeded",
+			"error code: free_quota_exceeded"}},
+	// overage_limit_reached: "You cannot accrue additional premium requests
+	// at this time. Please contact GitHub Support …".
+	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"cannot accrue additional premium requests"}},
+}
+
+// copilotWaitFor reads Copilot's "Please wait {0} before trying again".
+func copilotWaitFor(s *scan) (time.Duration, bool) {
+	i := s.indexKW(kwPleaseWait)
+	if i < 0 {
+		return 0, false
+	}
+	rest := s.low[i+len(kwPleaseWait.w):]
+	d, n, ok := parseHumanDuration(rest)
+	if !ok || d <= 0 || !strings.HasPrefix(rest[n:], " before") {
+		return 0, false
+	}
+	return clampHint(d)
+}

@@ -1,0 +1,36 @@
+package routingerr
+
+// Zhipu (bigmodel.cn) and Z.ai business codes, the inner half of their
+// errors (docs.bigmodel.cn/cn/api/api-code, docs.z.ai/api-reference/api-code):
+// {"error":{"code":"1302","message":"…"}} in the body, "[1302][…]" in
+// Claude Code's API Error line. The HTTP status around them is 429 for most
+// of them, a balance as much as a rate, so the code decides, not the status.
+// Cloudflare's own 10xx codes share the digits: only 11xx–13xx are read.
+
+// zhipuCode lists the forms a code appears in.
+func zhipuCode(codes ...string) []string {
+	var out []string
+	for _, c := range codes {
+		out = append(out, `"code":"`+c+`"`, `"code":`+c+`,`, `"code":`+c+`}`, "["+c+"]")
+	}
+	return out
+}
+
+var zhipuRules = []rule{
+	// 1113 "您的账户已欠费" / "Insufficient balance or no resource package.
+	// Please recharge."; 1309 the GLM Coding Plan expired.
+	{id: "zhipu.billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
+		any: zhipuCode("1113", "1309")},
+	// 1302 too many concurrent requests, 1303 too frequent; the account's
+	// rate, cleared by waiting.
+	{id: "zhipu.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		any: zhipuCode("1302", "1303")},
+	// 1305 the API's traffic limit fired, 1312 "该模型当前访问量过大": the
+	// model is busy, not the account.
+	{id: "zhipu.overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
+		any: zhipuCode("1305", "1312")},
+	// 1304 the API's daily call limit, 1308 "Usage limit reached for 5
+	// hour. Your limit will reset at …", 1310 the weekly / monthly limit.
+	{id: "zhipu.quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
+		any: zhipuCode("1304", "1308", "1310")},
+}
