@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string) error {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCmd(), newClassifyCmd(), newMockAgentCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newMigrateStoreCmd(), newClassifyCmd(), newMockAgentCmd(), newVersionCmd())
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }

@@ -45,6 +45,7 @@ type serveOptions struct {
 	idle       time.Duration
 	hosts      []string
 	maxAgents  int
+	store      string
 }
 
 func newServeCmd() *cobra.Command {
@@ -63,6 +64,8 @@ func newServeCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", "127.0.0.1:7420", "listen address (env ORCHESTRATORD_ADDR)")
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "data directory: SQLite file, token, workspaces (env ORCHESTRATORD_DATA_DIR)")
+	f.StringVar(&o.store, "store", "sqlite",
+		"where the state lives: sqlite (a file in the data dir) or a PostgreSQL URL, postgres://user@host/db?sslmode=… (env ORCHESTRATORD_STORE)")
 	f.StringVar(&o.token, "token", "", "fixed access token; default: generated once and kept in the data dir (env ORCHESTRATORD_TOKEN)")
 	f.StringVar(&o.agentsFile, "agents", "", "YAML/JSON file with agent profiles, merged over the built-ins (env ORCHESTRATORD_AGENTS)")
 	f.StringVar(&o.configFile, "config", "", "YAML/JSON config file: agents, retry schedules, overload gate, notifications (env ORCHESTRATORD_CONFIG)")
@@ -131,8 +134,14 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := datadir.CheckDatabase(dataDir, store.FileName); err != nil {
+	kind, err := storeKind(o.store)
+	if err != nil {
 		return err
+	}
+	if kind == "sqlite" {
+		if err := datadir.CheckDatabase(dataDir, store.FileName); err != nil {
+			return err
+		}
 	}
 	var files []fileConfig
 	for _, path := range []string{o.configFile, o.agentsFile} {
@@ -165,7 +174,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, dataDir)
+	db, err := openDaemonStore(ctx, o.store, dataDir)
 	if err != nil {
 		return err
 	}
@@ -229,7 +238,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		log.Warn("could not record the listen address in the lock file", zap.Error(err))
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", displayAddr(ln.Addr().String()), token)
-	log.Info("orchestratord listening", zap.String("addr", ln.Addr().String()), zap.String("data_dir", dataDir),
+	log.Info("orchestratord listening", zap.String("addr", ln.Addr().String()), zap.String("data_dir", dataDir), zap.String("store", redactStore(o.store)),
 		zap.String("agents", profileNames(profiles)), zap.Float64("retry_scale", o.retryScale), zap.String("overload_gate", o.gate))
 	if generated {
 		fmt.Fprintf(stdout, "A new access token was generated and saved in %s.\n", filepath.Join(dataDir, "token"))
@@ -280,7 +289,7 @@ func displayAddr(addr string) string {
 }
 
 // storeHealth adapts the store's write health to /healthz.
-func storeHealth(db *store.DB) func() wsapi.StoreHealth {
+func storeHealth(db daemonStore) func() wsapi.StoreHealth {
 	return func() wsapi.StoreHealth {
 		h := db.WriteHealth()
 		out := wsapi.StoreHealth{Writable: h.Writable, Failures: h.Failures}

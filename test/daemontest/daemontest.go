@@ -20,13 +20,16 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/orchestratord/orchestratord/internal/store/pgtest"
 )
 
 // Binary is the orchestratord built by Main.
 var Binary string
 
 // Main builds the daemon (with the race detector when race is set), runs the
-// package's tests, checks that no goroutine outlives them, and exits.
+// package's tests, stops the PostgreSQL cluster of pgtest.DSN if one was
+// started, checks that no goroutine outlives them, and exits.
 func Main(m *testing.M, race bool) {
 	dir, err := os.MkdirTemp("", "orchestratord-test-")
 	if err != nil {
@@ -45,10 +48,16 @@ func Main(m *testing.M, race bool) {
 		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		_ = os.RemoveAll(dir)
-		os.Exit(code)
-	}))
+	code := m.Run()
+	pgtest.StopShared() // the PostgreSQL cluster, if a test started one
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // Daemon is one running `orchestratord serve`.

@@ -15,11 +15,11 @@ import (
 
 // runServe runs a second `serve` that is expected to refuse to start, and
 // returns its exit code and stderr.
-func runServe(t *testing.T, dataDir string) (int, string) {
+func runServe(t *testing.T, dataDir string, args ...string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, daemontest.Binary, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
+	cmd := exec.CommandContext(ctx, daemontest.Binary, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err := cmd.Run()

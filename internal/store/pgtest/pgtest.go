@@ -3,11 +3,12 @@
 // in that directory, with one fresh database per test. It is stopped and
 // removed when the test binary ends (and dies with it if it is killed).
 //
-// A test package starts one cluster in TestMain:
+// A test package runs its tests with Main, and each test that needs a
+// database asks for one with DSN(t); the first call starts the package's
+// one cluster, Main stops it:
 //
-//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) } Without PostgreSQL on the
 //
-// and each test asks for a database with DSN(t). Without PostgreSQL on the
 // machine the tests that need it are skipped with a message saying so,
 // unless CI or ORCHESTRATORD_REQUIRE_POSTGRES is set: then they fail.
 package pgtest
@@ -21,6 +22,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,22 +223,43 @@ func Required() bool {
 }
 
 var (
-	shared    *Cluster
-	sharedErr error
+	sharedOnce sync.Once
+	shared     *Cluster
+	sharedErr  error
 )
 
-// Main starts the package's cluster, runs the tests, stops it and then,
-// like goleak.VerifyTestMain, fails the run if a goroutine is left. A
-// missing PostgreSQL is not an error here: DSN skips (or fails) each test.
-func Main(m *testing.M) int {
-	shared, sharedErr = Start(Options{})
-	if sharedErr != nil && (!errors.Is(sharedErr, ErrNotInstalled) || Required()) {
-		fmt.Fprintln(os.Stderr, sharedErr)
-	}
-	code := m.Run()
+// startShared starts the package's cluster on first use. The server is
+// started from a goroutine locked to its OS thread for the server's whole
+// life: the parent-death signal is tied to the thread that forked it.
+func startShared() {
+	sharedOnce.Do(func() {
+		ready := make(chan struct{})
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after the server
+			shared, sharedErr = Start(Options{})
+			close(ready)
+			if shared != nil {
+				<-shared.done
+			}
+		}()
+		<-ready
+	})
+}
+
+// StopShared stops the package's cluster if a test started one. Main
+// calls it; a TestMain of its own calls it after m.Run.
+func StopShared() {
 	if shared != nil {
 		shared.Stop()
 	}
+}
+
+// Main runs the tests, stops the package's cluster (started by the first
+// DSN) and then, like goleak.VerifyTestMain, fails the run if a goroutine
+// is left.
+func Main(m *testing.M) int {
+	code := m.Run()
+	StopShared()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
@@ -262,6 +285,7 @@ func DSN(t testing.TB) string {
 // Need skips (or, when Required, fails) t without a running cluster.
 func Need(t testing.TB) {
 	t.Helper()
+	startShared()
 	if shared != nil {
 		return
 	}

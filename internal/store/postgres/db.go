@@ -75,7 +75,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	// Every statement's time zone and text comparison are ours, whatever
 	// the server's defaults.
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	db := &DB{name: redact(dsn), health: health{state: store.WriteHealth{Writable: true}, now: time.Now}}
+	db := &DB{name: Redact(dsn), health: health{state: store.WriteHealth{Writable: true}, now: time.Now}}
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres %s: %w", db.name, err)
@@ -87,8 +87,8 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return db, nil
 }
 
-// redact drops the password of a URL.
-func redact(dsn string) string {
+// Redact drops the password of a URL (for logs).
+func Redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {
 		return "(postgres)"
