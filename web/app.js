@@ -8,16 +8,13 @@ import { Connection } from './conn.js';
 import { SessionModel, Change } from './session.js';
 import { ChatView } from './chat.js';
 import { StatusView } from './status.js';
-import { TaskList, latestSession } from './tasks.js';
+import { TaskList, latestSession, badgeFor } from './tasks.js';
 import { GatePanel } from './gates.js';
 import { TaskAlerts } from './alerts.js';
 
 const TOKEN_KEY = 'orchestratord.token';
 const DRAFT_KEY = 'orchestratord.draft.';
-const STATE_LABELS = {
-  CREATED: 'Created', QUEUED: 'Queued', STARTING: 'Starting', RUNNING: 'Running', WAITING_FOR_INPUT: 'Waiting for input',
-  COMPLETED: 'Completed', FAILED: 'Needs you', CANCELLED: 'Cancelled',
-};
+const QUEUE_KEY = 'orchestratord.queued.';
 const narrow = window.matchMedia('(max-width: 760px)');
 
 // ---- token: from ?token=, kept in the URL so a reload works -------------------
@@ -38,6 +35,8 @@ const state = {
   tasks: new Map(), // task id → TaskView
   model: null, // the open session (SessionModel)
   sending: false,
+  offline: false, // the connection is down after having been up
+  tokenRefused: false,
 };
 
 const conn = new Connection({
@@ -73,19 +72,49 @@ const gates = new GatePanel({
 function showConnection(s) {
   const c = $('conn');
   let text = 'connected';
+  if (state.tokenRefused) return;
   if (s.state !== 'open') {
     text = s.everOpen ? 'reconnecting…' : 'connecting…';
     if (state.model) state.model.live = false;
   }
   c.textContent = text;
   c.dataset.state = s.state === 'open' ? 'ok' : 'down';
+  const offline = s.state !== 'open' && s.everOpen;
+  if (offline !== state.offline) {
+    state.offline = offline;
+    status.setOffline(offline);
+    renderHead();
+  }
   if (s.state === 'open') {
     hideNotice();
   } else if (!token) {
     showNotice('No access token. Open the URL that orchestratord printed (it ends with ?token=…).');
-  } else if (!s.everOpen && s.attempt >= 3) {
-    showNotice('Cannot reach the daemon. Is it running, and is the token in this URL the current one?');
+  } else {
+    if (s.state === 'reconnecting') checkToken();
+    if (!s.everOpen && s.attempt >= 3) {
+      showNotice('Cannot reach the daemon. Is it running? This page keeps trying and connects as soon as it is up.');
+    }
   }
+}
+
+// checkToken asks the daemon over plain HTTP whether it refuses the token: a
+// WebSocket that fails tells the page nothing about why. A refused token is
+// said once, and the page stops retrying with it.
+let tokenCheck = null;
+function checkToken() {
+  if (tokenCheck || state.tokenRefused) return;
+  tokenCheck = fetch(`/ws?token=${encodeURIComponent(token)}`, { cache: 'no-store' })
+    .then((res) => {
+      if (res.status !== 401) return;
+      state.tokenRefused = true;
+      conn.stop();
+      const c = $('conn');
+      c.textContent = 'token refused';
+      c.dataset.state = 'refused';
+      showNotice('The daemon refused the access token in this URL. Open the URL orchestratord printed when it started (a restart with a new token makes old URLs stop working).');
+    })
+    .catch(() => {}) // unreachable: the reconnect goes on
+    .finally(() => { tokenCheck = null; });
 }
 
 async function onConnected() {
@@ -164,6 +193,7 @@ function draw(m, ch) {
     || [...ch.upserted].some((id) => (m.messages.get(id) || {}).role === 'status');
   if (pinned) status.update(m);
   renderHead();
+  if (ch.state || pinned) flushQueue();
 }
 
 // ---- tasks ------------------------------------------------------------------
@@ -314,21 +344,21 @@ function renderHead() {
   $('chat-title').textContent = title;
   document.title = task ? `${title} · orchestratord` : 'orchestratord';
   const badge = $('chat-state');
-  badge.hidden = !m || !m.state;
-  if (m && m.state) {
-    badge.textContent = STATE_LABELS[m.state] || m.state;
-    if (m.state === 'QUEUED') {
-      // The task list carries the current place; the state event the place on joining.
-      const n = (task && task.queue_position) || m.queuePosition;
-      if (n) badge.textContent = `Queued #${n}`;
-    }
-    badge.className = `badge ${m.state}`;
+  // The header says what the task list says: one vocabulary (tasks.js).
+  const b = task ? badgeFor(task) : null;
+  badge.hidden = !b;
+  if (b) {
+    badge.textContent = b.label;
+    badge.title = b.hint || '';
+    badge.className = `badge ${b.key}`;
+    badge.dataset.state = b.key;
   }
   $('stop').hidden = !m || !m.active;
+  $('stop').disabled = state.offline;
   $('empty-chat').hidden = !!m;
   $('messages').setAttribute('aria-busy', m && m.active ? 'true' : 'false');
   $('prompt').disabled = !m;
-  $('send').disabled = !m || state.sending;
+  renderComposer();
   const c = $('chat');
   c.dataset.sessionId = m ? m.sessionId : '';
   c.dataset.state = m ? m.state : '';
@@ -361,6 +391,11 @@ $('stop').addEventListener('click', async () => {
 });
 
 // ---- composer: Enter sends, Shift+Enter is a new line; nothing typed is lost --
+//
+// A message sent while a turn runs is queued (shown above the box, with
+// Cancel) and sent when the turn ends; it is kept in sessionStorage, so a
+// reload keeps it too. A queued message waits while a retry is parked or a
+// banner asks for a decision: it would replace either.
 
 function draftKey(m) {
   return DRAFT_KEY + m.sessionId;
@@ -380,27 +415,167 @@ function saveDraft(m, text) {
 
 $('prompt').addEventListener('input', () => saveDraft(state.model, $('prompt').value));
 
+function queueOf(m) {
+  if (!m) return [];
+  if (!m.queued) {
+    try {
+      m.queued = JSON.parse(sessionStorage.getItem(QUEUE_KEY + m.sessionId) || '[]');
+    } catch {
+      m.queued = [];
+    }
+    if (!Array.isArray(m.queued)) m.queued = [];
+  }
+  return m.queued;
+}
+
+function saveQueue(m) {
+  const q = queueOf(m);
+  if (q.length) sessionStorage.setItem(QUEUE_KEY + m.sessionId, JSON.stringify(q));
+  else sessionStorage.removeItem(QUEUE_KEY + m.sessionId);
+}
+
+// held says why a queued message is not sent yet ('' when it can go now).
+function held(m) {
+  if (!m || !m.synced) return 'sync';
+  if (m.active) return 'running';
+  if (m.latestNotice('retry_notice')) return 'retry';
+  if (m.latestNotice('recovery')) return 'banner';
+  return '';
+}
+
+const HELD_TEXT = {
+  running: 'Sent when the current turn ends.',
+  retry: 'Waiting: sent once the automatic retry has finished.',
+  banner: 'Held: the last turn stopped. Send it now to carry on, or cancel it.',
+  sync: 'Sent once the chat is up to date.',
+};
+
+function renderQueue() {
+  const m = state.model;
+  const q = queueOf(m);
+  const box = $('queued');
+  box.hidden = q.length === 0;
+  if (!q.length) {
+    box.replaceChildren();
+    return;
+  }
+  const why = state.offline ? 'Sent when the daemon is back and the turn has ended.' : HELD_TEXT[held(m)] || 'Sending…';
+  box.replaceChildren(...q.map((item, i) => {
+    const cancel = el('button', { type: 'button', class: 'secondary queued-cancel', text: 'Cancel' });
+    cancel.addEventListener('click', () => {
+      const list = queueOf(m);
+      const at = list.findIndex((x) => x.id === item.id);
+      if (at >= 0) list.splice(at, 1);
+      saveQueue(m);
+      renderQueue();
+    });
+    let now = null;
+    if (i === 0 && held(m) === 'banner' && !state.offline) {
+      now = el('button', { type: 'button', class: 'secondary queued-send', text: 'Send now' });
+      now.addEventListener('click', () => flushQueue(true));
+    }
+    return el('div', { class: 'queued-item', dataset: { id: item.id } },
+      el('span', { class: 'queued-label', text: 'Queued' }),
+      el('span', { class: 'queued-text', text: item.text }),
+      el('span', { class: 'queued-why', text: i === 0 ? why : 'After the one above.' }),
+      now, cancel);
+  }));
+}
+
+function enqueue(m, text) {
+  queueOf(m).push({ id: `q${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`, text });
+  saveQueue(m);
+  renderQueue();
+}
+
+// flushQueue sends the first queued message once nothing holds it (or at
+// once when the user says so).
+async function flushQueue(force = false) {
+  const m = state.model;
+  const q = queueOf(m);
+  if (!q.length || state.sending || !conn.open) return;
+  const why = held(m);
+  if (why && !(force && why === 'banner')) return;
+  const item = q[0];
+  state.sending = true;
+  renderComposer();
+  try {
+    await conn.request('session.prompt', { task_id: m.taskId, session_id: m.sessionId, text: item.text });
+    const list = queueOf(m);
+    const at = list.findIndex((x) => x.id === item.id);
+    if (at >= 0) list.splice(at, 1);
+    saveQueue(m);
+  } catch (err) {
+    // A turn started meanwhile (another tab): it stays queued for that one.
+    if (err.code !== 'CONFLICT' && err.code !== 'OFFLINE' && err.code !== 'LOST') {
+      const list = queueOf(m);
+      const at = list.findIndex((x) => x.id === item.id);
+      if (at >= 0) list.splice(at, 1);
+      saveQueue(m);
+      if (state.model === m) {
+        const box = $('prompt');
+        box.value = box.value ? `${item.text}\n${box.value}` : item.text;
+        saveDraft(m, box.value);
+        composerError(`Your queued message was not sent: ${describe(err)} It is back in the box.`);
+      }
+    }
+  } finally {
+    state.sending = false;
+    renderHead();
+  }
+}
+
+// renderComposer: Send says what it will do; a hint says why it cannot.
+function renderComposer() {
+  const m = state.model;
+  const send = $('send');
+  const hint = $('composer-hint');
+  let text = '';
+  if (m && state.offline) {
+    text = 'The daemon is unreachable. This page reconnects by itself; your text stays here, and you can send it once the connection is back.';
+  } else if (m && m.active) {
+    text = 'The agent is working: a message you send now is queued and sent when this turn ends.';
+  }
+  hint.textContent = text;
+  hint.hidden = !text;
+  send.textContent = m && m.active && !state.offline ? 'Queue' : 'Send';
+  send.disabled = !m || state.sending || state.offline;
+  renderQueue();
+}
+
 async function sendPrompt() {
   const m = state.model;
   const box = $('prompt');
   const text = box.value;
-  if (!m || !text.trim() || state.sending) return;
-  state.sending = true;
-  $('send').disabled = true;
+  if (!m || !text.trim() || state.sending || state.offline) return;
   composerError('');
+  const taken = () => {
+    // Keep whatever was typed after pressing Enter.
+    box.value = box.value.startsWith(text) ? box.value.slice(text.length).replace(/^\n+/, '') : box.value;
+    saveDraft(m, box.value);
+  };
+  if (m.active || queueOf(m).length) {
+    enqueue(m, text);
+    taken();
+    flushQueue();
+    return;
+  }
+  state.sending = true;
+  renderComposer();
   try {
     await conn.request('session.prompt', { task_id: m.taskId, session_id: m.sessionId, text });
-    if (state.model === m) {
-      // Keep whatever was typed after pressing Enter.
-      box.value = box.value.startsWith(text) ? box.value.slice(text.length).replace(/^\n+/, '') : box.value;
-      saveDraft(m, box.value);
-    } else if (sessionStorage.getItem(draftKey(m)) === text) {
-      saveDraft(m, '');
-    }
+    if (state.model === m) taken();
+    else if (sessionStorage.getItem(draftKey(m)) === text) saveDraft(m, '');
   } catch (err) {
-    composerError(err.code === 'LOST'
-      ? 'The connection dropped before the daemon confirmed. Your message is kept: check the chat before sending it again.'
-      : `Not sent: ${describe(err)} Your message is kept — send it again when ready.`);
+    if (err.code === 'CONFLICT' && state.model === m) {
+      // A turn is running after all (started elsewhere): queue it.
+      enqueue(m, text);
+      taken();
+    } else {
+      composerError(err.code === 'LOST'
+        ? 'The connection dropped before the daemon confirmed. Your message is kept: check the chat before sending it again.'
+        : `Not sent: ${describe(err)} Your message is kept — send it again when ready.`);
+    }
   } finally {
     state.sending = false;
     renderHead();
@@ -429,7 +604,8 @@ function composerError(text) {
 
 function describe(err) {
   if (!err) return 'unknown error.';
-  const msg = String(err.message || err).replace(/\.?$/, '.');
+  // The daemon's message, without the ids it names (of no use to a reader).
+  const msg = String(err.message || err).replace(/\s*(?:in |of )?(?:session|task) "[^"]*"/g, '').replace(/\.?$/, '.');
   return msg.charAt(0).toUpperCase() + msg.slice(1);
 }
 

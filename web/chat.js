@@ -3,7 +3,7 @@
 // cards, plans and short system notes. Retry notices and recovery banners are
 // not drawn here; StatusView pins them above the prompt box.
 
-import { el } from './dom.js';
+import { el, replaceWith } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { noticeKind } from './session.js';
 
@@ -11,6 +11,7 @@ const TOOL_ICONS = {
   read: '📄', edit: '✏️', delete: '🗑️', move: '📦', search: '🔍', execute: '▶️',
   think: '💭', fetch: '🌐', switch_mode: '🔀', other: '🔧',
 };
+const PERMISSION_TEXT = { allowed: 'allowed', rejected: 'rejected', cancelled: 'not answered (no option matched the policy)' };
 const TOOL_STATUS = { pending: 'pending', in_progress: 'running', completed: 'done', failed: 'failed' };
 
 export class ChatView {
@@ -133,12 +134,33 @@ export class ChatView {
         const md = m.metadata || {};
         const kind = typeof md.tool_kind === 'string' ? md.tool_kind : 'other';
         const status = typeof md.status === 'string' ? md.status : '';
+        // A section the user opened stays open as the card updates.
+        const open = new Set([...root.querySelectorAll('details[open]')].map((d) => d.dataset.part));
         root.className = `msg msg-tool${status ? ` tool-${status}` : ''}`;
-        root.replaceChildren(
-          el('span', { class: 'tool-icon', 'aria-hidden': 'true', text: TOOL_ICONS[kind] || TOOL_ICONS.other }),
-          el('span', { class: 'tool-title', text: m.text || 'Tool call' }),
-          el('span', { class: 'tool-kind', text: kind }),
-          status ? el('span', { class: `tool-status ${status}`, text: TOOL_STATUS[status] || status }) : null,
+        let permission = null;
+        if (typeof md.permission === 'string' && md.permission) {
+          const answer = PERMISSION_TEXT[md.permission] || md.permission;
+          permission = el('p', { class: `tool-permission ${md.permission}`, dataset: { answer: md.permission } },
+            'Asked for permission: ', el('strong', { text: answer }),
+            md.permission_option ? ` (“${md.permission_option}”)` : '',
+            md.permission === 'cancelled' ? '' : ' by the agent profile\'s policy');
+        }
+        const io = (part, label, text) => {
+          if (typeof text !== 'string' || !text) return null;
+          const d = el('details', { class: 'tool-io', dataset: { part } },
+            el('summary', { text: label }), el('pre', { class: 'tool-pre', text }));
+          if (open.has(part)) d.open = true;
+          return d;
+        };
+        replaceWith(root,
+          el('div', { class: 'tool-head' },
+            el('span', { class: 'tool-icon', 'aria-hidden': 'true', text: TOOL_ICONS[kind] || TOOL_ICONS.other }),
+            el('span', { class: 'tool-title', text: m.text || 'Tool call' }),
+            el('span', { class: 'tool-kind', text: kind }),
+            status ? el('span', { class: `tool-status ${status}`, text: TOOL_STATUS[status] || status }) : null),
+          permission,
+          io('input', 'Input', md.input),
+          io('output', 'Output', md.output),
         );
         root.setAttribute('aria-label', `Tool call: ${m.text || ''}${status ? `, ${TOOL_STATUS[status] || status}` : ''}`);
         break;
@@ -152,10 +174,17 @@ export class ChatView {
         break;
       default: {
         // A failed attempt's partial reply: kept, but marked, so one reply reads as one.
-        const cut = (m.metadata || {}).interrupted === true;
+        const md = m.metadata || {};
+        const cut = md.interrupted === true;
+        const stopped = md.stopped === true && !cut;
+        const retries = Number(md.retries) || 0;
         root.classList.toggle('interrupted', cut);
-        root.replaceChildren(head('Agent', m), el('div', { class: 'msg-body md' }, renderMarkdown(m.text)),
-          cut ? el('div', { class: 'msg-interrupted', text: 'Interrupted: this attempt failed before it finished.' }) : null);
+        root.classList.toggle('stopped', stopped);
+        replaceWith(root, head('Agent', m), el('div', { class: 'msg-body md' }, renderMarkdown(m.text)),
+          cut ? el('div', { class: 'msg-interrupted', text: 'Interrupted: this attempt failed before it finished.' }) : null,
+          stopped ? el('div', { class: 'msg-stopped', text: 'Stopped: you stopped this reply before it finished.' }) : null,
+          retries > 0 && !cut && !stopped
+            ? el('div', { class: 'msg-recovered', text: `Recovered after ${retries} ${retries === 1 ? 'retry' : 'retries'}.` }) : null);
       }
     }
   }

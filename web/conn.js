@@ -64,6 +64,7 @@ export class Connection {
 
   connect() {
     this.retryTimer = 0;
+    if (this.stopped) return;
     this.status('connecting');
     let ws;
     try {
@@ -103,11 +104,25 @@ export class Connection {
   }
 
   scheduleReconnect(reason) {
+    if (this.stopped) return;
     const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** this.attempt);
     const delay = Math.round(ceiling * (0.5 + Math.random() / 2));
     this.attempt = Math.min(this.attempt + 1, 10);
     this.retryTimer = setTimeout(() => this.connect(), delay);
     this.status('reconnecting', { retryInMs: delay, reason });
+  }
+
+  /** stop gives up: no reconnect (a token the daemon refuses will not work later). */
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = 0;
+    clearInterval(this.heartbeat);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.close();
+    }
   }
 
   reconnectNow() {

@@ -34,10 +34,62 @@ export function append(parent, children) {
   return parent;
 }
 
+/**
+ * replaceWith replaces parent's children like el() builds them: null,
+ * undefined and false are skipped (Node.replaceChildren would show "null").
+ */
+export function replaceWith(parent, ...children) {
+  parent.replaceChildren();
+  return append(parent, children);
+}
+
 /** $ is getElementById. */
 export const $ = (id) => document.getElementById(id);
 
 /** time parses an RFC 3339 timestamp to epoch ms; NaN when absent or bad. */
 export function parseTime(ts) {
   return ts ? Date.parse(ts) : NaN;
+}
+
+/**
+ * copyText puts text on the clipboard (the Clipboard API where the page may
+ * use it, else a hidden textarea and execCommand); it resolves to success.
+ */
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // fall through to the old way
+  }
+  const ta = el('textarea', { class: 'visually-hidden', 'aria-hidden': 'true' });
+  ta.value = text;
+  document.body.append(ta);
+  ta.select();
+  let ok = false;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  ta.remove();
+  return ok;
+}
+
+/**
+ * copyButton is a small "Copy" button that copies getText() and says so. Its
+ * visible label comes from CSS (data-label), so it adds nothing to the
+ * textContent of the message it sits in; aria-label names it.
+ */
+export function copyButton(getText, label = 'Copy') {
+  const b = el('button', { type: 'button', class: 'copy-button', 'aria-label': label, dataset: { label: 'Copy' } });
+  b.addEventListener('click', async () => {
+    const ok = await copyText(String(getText()));
+    b.dataset.label = ok ? 'Copied' : 'Copy failed';
+    b.dataset.copied = ok ? 'true' : 'false';
+    setTimeout(() => { b.dataset.label = 'Copy'; delete b.dataset.copied; }, 1500);
+  });
+  return b;
 }

@@ -12,7 +12,7 @@ import (
 	"io/fs"
 )
 
-//go:embed index.html style.css *.js
+//go:embed index.html style.css favicon.ico *.js
 var files embed.FS
 
 // Static returns the page: index.html, style.css and the script modules at its root.

@@ -2,11 +2,12 @@
 // directly — there is no HTML parser anywhere on this path, so agent text such
 // as <img src=x onerror=…> stays text. Supported: paragraphs (single newlines
 // kept as line breaks), fenced code blocks, headings, block quotes, ordered and
-// unordered (nested) lists, rules, inline code, bold, italic, strike-through,
-// and links whose URL is http(s) only (opened with rel="noopener noreferrer").
+// unordered (nested) lists, tables (GitHub style), rules, inline code, bold,
+// italic, strike-through, and links whose URL is http(s) only (opened with
+// rel="noopener noreferrer"). Code blocks carry a Copy button.
 // Anything else is shown as the text it is.
 
-import { el } from './dom.js';
+import { el, copyButton } from './dom.js';
 
 // Texts longer than this are shown as plain text: the inline scanner is
 // simple, and a pathological megabyte of asterisks must not freeze the tab.
@@ -20,6 +21,8 @@ const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const QUOTE = /^ {0,3}> ?(.*)$/;
 const ITEM = /^( *)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*)|[ \t]*)$/;
 const BLANK = /^\s*$/;
+const TABLE_DELIM = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+const MAX_TABLE_COLUMNS = 64;
 const ESCAPABLE = /[\\`*_{}[\]()#+\-.!~<>|"']/;
 
 /** renderMarkdown returns a DocumentFragment for text. */
@@ -71,6 +74,10 @@ function renderBlocks(lines, parent, depth) {
       i++;
       continue;
     }
+    if (tableAt(lines, i)) {
+      i = renderTable(lines, i, parent);
+      continue;
+    }
     if (RULE.test(line)) {
       parent.append(el('hr'));
       i++;
@@ -93,13 +100,66 @@ function renderBlocks(lines, parent, depth) {
     const p = el('p');
     renderInline(line.trim(), p, 0);
     i++;
-    while (i < lines.length && !BLANK.test(lines[i]) && !startsBlock(lines[i])) {
+    while (i < lines.length && !BLANK.test(lines[i]) && !startsBlock(lines[i]) && !tableAt(lines, i)) {
       p.append(el('br'));
       renderInline(lines[i].trim(), p, 0);
       i++;
     }
     parent.append(p);
   }
+}
+
+// splitRow splits a table row into its cells ("\|" is a literal bar).
+function splitRow(line) {
+  let t = line.trim();
+  if (t.startsWith('|')) t = t.slice(1);
+  if (t.endsWith('|') && !t.endsWith('\\|')) t = t.slice(0, -1);
+  const cells = [];
+  let cur = '';
+  for (let k = 0; k < t.length; k++) {
+    if (t[k] === '\\' && t[k + 1] === '|') { cur += '|'; k++; continue; }
+    if (t[k] === '|') { cells.push(cur.trim()); cur = ''; continue; }
+    cur += t[k];
+  }
+  cells.push(cur.trim());
+  return cells;
+}
+
+// tableAt: lines[i] is a header row with a delimiter row under it, of as
+// many columns.
+function tableAt(lines, i) {
+  const head = lines[i];
+  const delim = lines[i + 1];
+  if (delim === undefined || !head.includes('|') || !TABLE_DELIM.test(delim) || !delim.includes('-')) return false;
+  if (!delim.includes('|') && !head.trim().startsWith('|')) return false;
+  const n = splitRow(head).length;
+  return n <= MAX_TABLE_COLUMNS && n === splitRow(delim).length;
+}
+
+function renderTable(lines, i, parent) {
+  const heads = splitRow(lines[i]);
+  const aligns = splitRow(lines[i + 1]).map((d) => {
+    const left = d.startsWith(':');
+    const right = d.endsWith(':');
+    if (left && right) return 'center';
+    if (right) return 'right';
+    return left ? 'left' : '';
+  });
+  const cell = (tag, text, k) => {
+    const c = el(tag, { class: aligns[k] ? `align-${aligns[k]}` : null });
+    renderInline(text || '', c, 0);
+    return c;
+  };
+  const thead = el('thead', {}, el('tr', {}, heads.map((h, k) => cell('th', h, k))));
+  const tbody = el('tbody');
+  i += 2;
+  while (i < lines.length && !BLANK.test(lines[i]) && lines[i].includes('|') && !startsBlock(lines[i])) {
+    const cells = splitRow(lines[i]);
+    tbody.append(el('tr', {}, heads.map((_, k) => cell('td', cells[k], k))));
+    i++;
+  }
+  parent.append(el('div', { class: 'md-table' }, el('table', {}, thead, tbody.children.length ? tbody : null)));
+  return i;
 }
 
 function renderFence(lines, i, { fence, lang }, parent) {
@@ -110,7 +170,8 @@ function renderFence(lines, i, { fence, lang }, parent) {
   i++; // the closing fence; an unclosed fence (still streaming) runs to the end
   const code = el('code', { text: body.join('\n') });
   if (lang) code.dataset.lang = lang;
-  parent.append(el('pre', { class: 'md-code' }, code));
+  parent.append(el('div', { class: 'md-codeblock' }, el('pre', { class: 'md-code' }, code),
+    copyButton(() => code.textContent, 'Copy code')));
   return i;
 }
 

@@ -11,8 +11,10 @@ export function latestSession(task) {
 }
 
 /**
- * badgeFor returns {key, label, hint} for a TaskView. key is a task or
- * session state, used as the CSS class and data-state.
+ * badgeFor returns {key, label, hint} for a TaskView: the one vocabulary of
+ * states, shown alike in the task list and the chat header. key is a task or
+ * session state (PAUSED: the user cancelled a retry), used as the CSS class
+ * and data-state.
  */
 export function badgeFor(task) {
   const s = latestSession(task);
@@ -22,12 +24,13 @@ export function badgeFor(task) {
     return { key: 'QUEUED', label: n ? `Queued #${n}` : 'Queued', hint: 'Waiting for a free agent slot (--max-agents); it starts in turn' };
   }
   if (ss === 'STARTING' || ss === 'RUNNING') return { key: 'RUNNING', label: 'Running', hint: 'The agent is working' };
-  if (ss === 'FAILED') return { key: 'FAILED', label: 'Needs you', hint: 'The agent stopped; resume or start fresh' };
+  if (ss === 'FAILED' && task.paused) return { key: 'PAUSED', label: 'Paused', hint: 'You cancelled the retry; resume or start fresh when ready' };
+  if (ss === 'FAILED') return { key: 'FAILED', label: 'Needs you', hint: 'The agent stopped; the banner says what to do' };
   switch (task.state) {
     case 'IN_PROGRESS':
-      if (ss === 'WAITING_FOR_INPUT') return { key: 'WAITING_FOR_INPUT', label: 'Waiting', hint: 'Waiting for an automatic retry or your input' };
+      if (ss === 'WAITING_FOR_INPUT') return { key: 'WAITING_FOR_INPUT', label: 'Retrying', hint: 'Waiting to retry automatically' };
       return { key: 'IN_PROGRESS', label: 'In progress', hint: '' };
-    case 'REVIEW': return { key: 'REVIEW', label: 'Review', hint: 'The turn finished; review the result' };
+    case 'REVIEW': return { key: 'REVIEW', label: 'Review', hint: 'The turn finished; review the result or send a follow-up' };
     case 'DONE': return { key: 'DONE', label: 'Done', hint: '' };
     case 'CANCELLED': return { key: 'CANCELLED', label: 'Cancelled', hint: '' };
     case 'TODO': return { key: 'TODO', label: 'To do', hint: '' };

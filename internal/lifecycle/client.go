@@ -179,14 +179,22 @@ func (c *acpClient) RequestPermission(_ context.Context, p acp.RequestPermission
 	if p.ToolCall.Title != nil {
 		title = *p.ToolCall.Title
 	}
+	// The chat shows the request and its answer on the tool's card.
+	answered := Event{Kind: EventToolCallUpdate, ToolCallID: string(p.ToolCall.ToolCallId), Permission: "cancelled"}
 	for _, o := range p.Options {
 		if want[o.Kind] {
 			c.log.Info("permission answered", zap.String("tool", title),
 				zap.String("option", string(o.OptionId)), zap.String("kind", string(o.Kind)))
+			answered.Permission, answered.PermissionOption = "allowed", o.Name
+			if c.permission == PermissionReject {
+				answered.Permission = "rejected"
+			}
+			c.events.push(answered)
 			return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(o.OptionId)}, nil
 		}
 	}
 	c.log.Info("permission cancelled: no matching option", zap.String("tool", title), zap.String("policy", c.permission))
+	c.events.push(answered)
 	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeCancelled()}, nil
 }
 

@@ -1,8 +1,10 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -132,6 +134,8 @@ func toEvent(u acp.SessionUpdate) (Event, bool) {
 			Title:      tc.Title,
 			Status:     string(tc.Status),
 			ToolKind:   string(tc.Kind),
+			Input:      rawText(tc.RawInput),
+			Output:     toolOutput(tc.RawOutput, tc.Content),
 		}, true
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
@@ -145,6 +149,8 @@ func toEvent(u acp.SessionUpdate) (Event, bool) {
 		if tu.Kind != nil {
 			ev.ToolKind = string(*tu.Kind)
 		}
+		ev.Input = rawText(tu.RawInput)
+		ev.Output = toolOutput(tu.RawOutput, tu.Content)
 		return ev, true
 	case u.Plan != nil:
 		var b strings.Builder
@@ -154,6 +160,51 @@ func toEvent(u acp.SessionUpdate) (Event, bool) {
 		return Event{Kind: EventPlan, Text: b.String()}, true
 	}
 	return Event{}, false
+}
+
+// maxToolText caps a tool call's input or output kept for the chat.
+const maxToolText = 16 << 10
+
+// rawText renders a tool's raw input or output as indented JSON text.
+func rawText(v any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return capText(s)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return capText(string(b))
+}
+
+// toolOutput is the raw output, else the text of the content blocks.
+func toolOutput(raw any, content []acp.ToolCallContent) string {
+	if s := rawText(raw); s != "" {
+		return s
+	}
+	var parts []string
+	for _, c := range content {
+		if c.Content != nil {
+			if t := blockText(c.Content.Content); t != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	return capText(strings.Join(parts, "\n"))
+}
+
+func capText(s string) string {
+	if len(s) <= maxToolText {
+		return s
+	}
+	cut := maxToolText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n…"
 }
 
 func blockText(c acp.ContentBlock) string {

@@ -110,9 +110,9 @@ func TestRateLimitAndUsageLimitHints(t *testing.T) {
 
 func TestToolPermission(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ permission, status, reply string }{
-		{"", "completed", "The tool ran"}, // default is allow
-		{PermissionReject, "failed", "Permission denied"},
+	for _, tc := range []struct{ permission, status, reply, answer, option string }{
+		{"", "completed", "The tool ran", "allowed", "Allow"}, // default is allow
+		{PermissionReject, "failed", "Permission denied", "rejected", "Reject"},
 	} {
 		t.Run("permission="+tc.permission, func(t *testing.T) {
 			t.Parallel()
@@ -131,14 +131,23 @@ func TestToolPermission(t *testing.T) {
 			assert.True(t, res.HadToolActivity)
 			assert.True(t, res.HadOutput)
 			evs := rec.take()
-			require.True(t, len(evs) >= 3)
+			require.True(t, len(evs) >= 4)
 			assert.Equal(t, EventToolCall, evs[0].Kind)
 			assert.Equal(t, "pending", evs[0].Status)
 			assert.Equal(t, "read", evs[0].ToolKind)
 			assert.True(t, len(evs[0].Title) > 0)
+			assert.Contains(t, evs[0].Input, `"path": "."`)
+			// The permission request's answer, for the tool's card.
 			assert.Equal(t, EventToolCallUpdate, evs[1].Kind)
 			assert.Equal(t, evs[0].ToolCallID, evs[1].ToolCallID)
-			assert.Equal(t, tc.status, evs[1].Status)
+			assert.Equal(t, tc.answer, evs[1].Permission)
+			assert.Equal(t, tc.option, evs[1].PermissionOption)
+			assert.Equal(t, EventToolCallUpdate, evs[2].Kind)
+			assert.Equal(t, evs[0].ToolCallID, evs[2].ToolCallID)
+			assert.Equal(t, tc.status, evs[2].Status)
+			if tc.status == "completed" {
+				assert.Contains(t, evs[2].Output, "README.md")
+			}
 			assert.Contains(t, messageText(evs), tc.reply)
 		})
 	}

@@ -86,6 +86,14 @@ type Event struct {
 	Title      string
 	Status     string // pending, in_progress, completed, failed
 	ToolKind   string
+	// Input and Output are a tool call's raw input and its output (raw
+	// output as JSON text, else the text of its content blocks); "" when
+	// the update carries none. Unsanitised: the orchestrator redacts them.
+	Input, Output string
+	// Permission is how a session/request_permission for this tool call was
+	// answered ("allowed", "rejected" or "cancelled"), with the chosen
+	// option's name; "" on other events.
+	Permission, PermissionOption string
 }
 
 // Config of a Manager; zero values mean defaults.

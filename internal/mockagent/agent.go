@@ -376,7 +376,8 @@ func (a *agent) tool(ctx context.Context, sid string) (acp.PromptResponse, error
 	id := acp.ToolCallId("call-" + randomID(4))
 	title := "List files in the working directory"
 	if err := a.send(ctx, sid, acp.StartToolCall(id, title,
-		acp.WithStartKind(acp.ToolKindRead), acp.WithStartStatus(acp.ToolCallStatusPending))); err != nil {
+		acp.WithStartKind(acp.ToolKindRead), acp.WithStartStatus(acp.ToolCallStatusPending),
+		acp.WithStartRawInput(map[string]any{"path": ".", "recursive": false}))); err != nil {
 		return acp.PromptResponse{}, err
 	}
 	resp, err := a.peer().RequestPermission(ctx, acp.RequestPermissionRequest{
@@ -395,7 +396,11 @@ func (a *agent) tool(ctx context.Context, sid string) (acp.PromptResponse, error
 	if allowed {
 		status, text = acp.ToolCallStatusCompleted, "The tool ran: the working directory is listed."
 	}
-	if err := a.send(ctx, sid, acp.UpdateToolCall(id, acp.WithUpdateStatus(status))); err != nil {
+	opts := []acp.ToolCallUpdateOpt{acp.WithUpdateStatus(status)}
+	if allowed {
+		opts = append(opts, acp.WithUpdateRawOutput(map[string]any{"files": []string{"README.md", "main.go"}}))
+	}
+	if err := a.send(ctx, sid, acp.UpdateToolCall(id, opts...)); err != nil {
 		return acp.PromptResponse{}, err
 	}
 	return a.reply(ctx, sid, text)

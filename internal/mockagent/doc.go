@@ -14,8 +14,9 @@
 //	/too-long[:N]           -32603 400 "prompt is too long: 212345 tokens > 200000 maximum"
 //	/crash[:N]              streams a chunk, then the process exits with status 1
 //	/slow[:MS]              ten chunks over MS milliseconds (default 3000); honours session/cancel
-//	/tool                   tool_call, session/request_permission, tool_call_update
-//	                        (completed if allowed, failed if not), then a reply
+//	/tool                   tool_call (raw input {"path": "."}), session/request_permission,
+//	                        tool_call_update (completed with raw output {"files": […]} if
+//	                        allowed, failed if not), then a reply
 //	/wall                   a provider shared by every session: the 529 of /overloaded while
 //	                        the wall is up (SetWall, a file in StateDir), "Echo: <prompt>"
 //	                        otherwise; every /wall prompt is logged (WallRequests).

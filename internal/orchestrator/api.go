@@ -125,6 +125,9 @@ type TaskView struct {
 	// QueuePosition is the task's place in line for an agent slot
 	// (1-based; see Config.MaxAgents), absent when it is not waiting.
 	QueuePosition int `json:"queue_position,omitempty"`
+	// Paused: the newest session stopped because the user cancelled its
+	// retry, not because something failed (the page styles it calmly).
+	Paused bool `json:"paused,omitempty"`
 }
 
 func newTaskView(t store.Task, sessions []store.Session) TaskView {

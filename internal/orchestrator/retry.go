@@ -83,30 +83,13 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 	if reason == "" {
 		reason = string(c.Class) // a usage window (wait_for_reset) has no policy reason
 	}
-	s.recoveryBannerLocked(rt, t, recoveryReason{kind: reason, class: c, decision: d, retries: t.retry})
+	s.recoveryBannerLocked(rt, t, recoveryReason{kind: reason, class: c, decision: d, retries: t.retry, detail: errorDetail(ev)})
 }
 
 // markInterruptedLocked sets metadata interrupted=true on the agent text
 // messages of a failed attempt.
 func (s *Service) markInterruptedLocked(rt *sessionRT, t *turn) {
-	if len(t.agentMsgs) == 0 {
-		return
-	}
-	msgs, err := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
-	if err != nil {
-		s.log.Error("list messages to mark an interrupted attempt failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
-		return
-	}
-	for _, m := range msgs {
-		if m.Role != "agent" || !slices.Contains(t.agentMsgs, m.ID) || m.Metadata["interrupted"] == true {
-			continue
-		}
-		if m.Metadata == nil {
-			m.Metadata = map[string]any{}
-		}
-		m.Metadata["interrupted"] = true
-		_ = s.replaceMessageLocked(rt, m)
-	}
+	s.markAgentMsgsLocked(rt, t, "interrupted", true, false)
 }
 
 func (s *Service) saveExecution(rt *sessionRT, t *turn, ev routingerr.Evidence, c routingerr.Classification) {
@@ -331,6 +314,7 @@ type recoveryReason struct {
 	retries  int
 	wait     time.Duration // gate_deadline: the deadline that passed
 	cause    error         // store_failed: the write that failed
+	detail   string        // the failure as reported, sanitised (errorDetail)
 }
 
 func (r recoveryReason) text() string {
@@ -401,6 +385,9 @@ func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason)
 		meta["class"] = string(r.class.Class)
 		meta["rule_id"] = r.class.RuleID
 		meta["excerpt"] = r.class.Excerpt
+	}
+	if r.detail != "" {
+		meta["error"] = r.detail
 	}
 	if r.class.ResetAt != nil {
 		meta["reset_at"] = r.class.ResetAt.UTC().Format(time.RFC3339)

@@ -287,9 +287,14 @@ func (s *Service) ListTasks(ctx context.Context, req ListTasksRequest) (TaskPage
 	}
 	for _, r := range rows {
 		v := newTaskView(r.Task, r.Sessions)
-		if n := len(r.Sessions); pos != nil && n > 0 {
+		if n := len(r.Sessions); n > 0 {
 			if rt := s.loaded(r.Sessions[n-1].ID); rt != nil {
-				v.QueuePosition = pos[rt]
+				if pos != nil {
+					v.QueuePosition = pos[rt]
+				}
+				rt.mu.Lock()
+				v.Paused = pausedLocked(rt)
+				rt.mu.Unlock()
 			}
 		}
 		out.Tasks = append(out.Tasks, v)

@@ -90,7 +90,9 @@ func (rt *sessionRT) taskIDOf() string {
 }
 
 func (rt *sessionRT) view() TaskView {
-	return newTaskView(rt.task, []store.Session{rt.sess})
+	v := newTaskView(rt.task, []store.Session{rt.sess})
+	v.Paused = pausedLocked(rt)
+	return v
 }
 
 // install registers the runtime of a freshly created task.

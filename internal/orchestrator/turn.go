@@ -291,6 +291,7 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 		if ev.ToolKind != "" {
 			m.Metadata["tool_kind"] = ev.ToolKind
 		}
+		toolDetailsLocked(m.Metadata, ev)
 		if !known {
 			if s.addMessageLocked(rt, m) == nil {
 				m.Seq = rt.sess.LastSeq
@@ -406,6 +407,7 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 		s.recoveryBannerLocked(rt, t, recoveryReason{kind: kindRetryCancelled})
 	case cancelled && t.stopped:
 		s.gateAbandonLocked(rt, s.now())
+		s.markAgentMsgsLocked(rt, t, "stopped", true, false)
 		s.turnEndedLocked(rt, t, "cancelled", store.SessionWaitingForInput, store.TaskReview)
 		s.disarmLocked(rt, outcomeCancelled)
 		s.dropNoticeLocked(rt)
@@ -427,6 +429,10 @@ func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string)
 	if rt.retry != nil || t.replay && rt.chain.retry > 0 {
 		s.cfg.Metrics.outcomes.WithLabelValues(outcomeRecovered).Inc()
 		s.log.Info("retry chain recovered", zap.String("session_id", rt.sess.ID), zap.Int("retry", t.retry))
+		if t.retry > 0 {
+			// The page says quietly that this reply took retries.
+			s.markAgentMsgsLocked(rt, t, "retries", t.retry, true)
+		}
 	}
 	s.clearRetryLocked(rt)
 	s.dropNoticeLocked(rt)

@@ -18,9 +18,16 @@ func TestPageModules(t *testing.T) {
 			`<p>plain <em>em</em> <strong>strong</strong> <em><strong>both</strong></em> <code>code</code> <del>del</del></p>`},
 		{"not emphasis", `snake_case_name, 2*3 and \*escaped\*`, `<p>snake_case_name, 2*3 and *escaped*</p>`},
 		{"lines and paragraphs", "line one\nline two\n\nnew para", `<p>line one<br>line two</p><p>new para</p>`},
-		{"code block", "```go\nfmt.Println(\"<b>\")\n```", `<pre class="md-code"><code data-lang="go">fmt.Println("&lt;b&gt;")</code></pre>`},
+		{"code block", "```go\nfmt.Println(\"<b>\")\n```", `<div class="md-codeblock"><pre class="md-code"><code data-lang="go">fmt.Println("&lt;b&gt;")</code></pre><button type="button" class="copy-button" aria-label="Copy code" data-label="Copy"></button></div>`},
 		{"inline triple backticks", "```make test``` now", `<p><code>make test</code> now</p>`},
-		{"unclosed fence while streaming", "```\npartial", `<pre class="md-code"><code>partial</code></pre>`},
+		{"unclosed fence while streaming", "```\npartial", `<div class="md-codeblock"><pre class="md-code"><code>partial</code></pre><button type="button" class="copy-button" aria-label="Copy code" data-label="Copy"></button></div>`},
+		{"table", "| Name | Size |\n|:-----|-----:|\n| `a.go` | 12 |\n| b\\|c | **3** |\n\nafter",
+			`<div class="md-table"><table><thead><tr><th class="align-left">Name</th><th class="align-right">Size</th></tr></thead>` +
+				`<tbody><tr><td class="align-left"><code>a.go</code></td><td class="align-right">12</td></tr>` +
+				`<tr><td class="align-left">b|c</td><td class="align-right"><strong>3</strong></td></tr></tbody></table></div><p>after</p>`},
+		{"table after a paragraph", "Results:\na | b\n--- | ---\n1 | 2",
+			`<p>Results:</p><div class="md-table"><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table></div>`},
+		{"pipes without a delimiter row stay text", "a | b\nc | d", `<p>a | b<br>c | d</p>`},
 		{"nested list", "- one\n- two\n  - nested\n- three",
 			`<ul><li><p>one</p></li><li><p>two</p><ul><li><p>nested</p></li></ul></li><li><p>three</p></li></ul>`},
 		{"ordered list", "3. third\n4. fourth", `<ol start="3"><li><p>third</p></li><li><p>fourth</p></li></ol>`},

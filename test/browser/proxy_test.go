@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -17,6 +18,19 @@ type proxy struct {
 
 	mu    sync.Mutex // guards conns
 	conns map[net.Conn]struct{}
+
+	// refusing: new connections are closed at once, as if the daemon were
+	// down (setDown).
+	refusing atomic.Bool
+}
+
+// setDown makes the daemon unreachable through the proxy (every connection
+// cut, new ones closed at once), or reachable again.
+func (p *proxy) setDown(down bool) {
+	p.refusing.Store(down)
+	if down {
+		p.cutAll()
+	}
 }
 
 func startProxy(t *testing.T, target string) *proxy {
@@ -45,6 +59,10 @@ func (p *proxy) accept() {
 }
 
 func (p *proxy) pipe(client net.Conn) {
+	if p.refusing.Load() {
+		_ = client.Close()
+		return
+	}
 	upstream, err := net.Dial("tcp", p.target)
 	if err != nil {
 		_ = client.Close()

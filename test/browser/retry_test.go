@@ -118,8 +118,8 @@ func TestCancelShowsBannerAndResumeReplies(t *testing.T) {
 	if b.Role != "alert" || !b.CardHidden {
 		t.Errorf("banner role %q, card hidden %v", b.Role, b.CardHidden)
 	}
-	if b.Badge != "FAILED" {
-		t.Errorf("task badge with the banner = %q, want FAILED (needs you)", b.Badge)
+	if b.Badge != "PAUSED" {
+		t.Errorf("task badge with the banner = %q, want PAUSED (the user chose it: not a red needs-you)", b.Badge)
 	}
 	tb.screenshot("#recovery-banner", "recovery-banner.png")
 	tb.screenshot("#chat", "recovery-banner-chat.png")
