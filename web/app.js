@@ -450,16 +450,22 @@ const HELD_TEXT = {
   sync: 'Sent once the chat is up to date.',
 };
 
+let queueKey = '';
 function renderQueue() {
   const m = state.model;
   const q = queueOf(m);
   const box = $('queued');
+  const why = state.offline ? 'Sent when the daemon is back and the turn has ended.' : HELD_TEXT[held(m)] || 'Sending…';
+  // Redrawn only when it changes: streamed text redraws the head many times
+  // a second, and a Cancel button replaced under the pointer loses its click.
+  const key = JSON.stringify([m ? m.sessionId : '', q, why, held(m) === 'banner' && !state.offline]);
+  if (key === queueKey) return;
+  queueKey = key;
   box.hidden = q.length === 0;
   if (!q.length) {
     box.replaceChildren();
     return;
   }
-  const why = state.offline ? 'Sent when the daemon is back and the turn has ended.' : HELD_TEXT[held(m)] || 'Sending…';
   box.replaceChildren(...q.map((item, i) => {
     const cancel = el('button', { type: 'button', class: 'secondary queued-cancel', text: 'Cancel' });
     cancel.addEventListener('click', () => {

@@ -297,7 +297,7 @@ export class StatusView {
     this.banner.classList.toggle('calm', calm);
     this.banner.classList.toggle('needs-fix', !!fix);
     replaceWith(this.banner,
-      el('div', { class: 'banner-icon', 'aria-hidden': 'true', text: calm ? '⏸' : '!' }),
+      el('div', { class: 'banner-icon', 'aria-hidden': 'true', text: calm ? '' : '!' }), // calm: a pause sign in CSS
       el('div', { class: 'banner-main' },
         el('h3', { class: 'banner-title', text: title }),
         again,
