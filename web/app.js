@@ -209,6 +209,39 @@ function onTaskUpdated(task) {
     const s = latestSession(task);
     if (s && s.id !== m.sessionId) openTask(task.id, { force: true }); // a new session replaced it
     else renderHead();
+  } else {
+    flushBackground(task);
+  }
+}
+
+// flushBackground sends the first queued message of a task that is not
+// open once its turn has ended cleanly (Review: no retry parked, no banner).
+const backgroundSending = new Set();
+async function flushBackground(task) {
+  const s = latestSession(task);
+  if (!s || s.state !== 'WAITING_FOR_INPUT' || task.state !== 'REVIEW' || backgroundSending.has(s.id) || !conn.open) return;
+  let q;
+  try {
+    q = JSON.parse(sessionStorage.getItem(QUEUE_KEY + s.id) || '[]');
+  } catch {
+    return;
+  }
+  if (!Array.isArray(q) || !q.length) return;
+  backgroundSending.add(s.id);
+  try {
+    await conn.request('session.prompt', { task_id: task.id, session_id: s.id, text: q[0].text });
+    const now = JSON.parse(sessionStorage.getItem(QUEUE_KEY + s.id) || '[]').filter((x) => x.id !== q[0].id);
+    if (now.length) sessionStorage.setItem(QUEUE_KEY + s.id, JSON.stringify(now));
+    else sessionStorage.removeItem(QUEUE_KEY + s.id);
+    const m = state.model;
+    if (m && m.sessionId === s.id && m.queued) {
+      m.queued = m.queued.filter((x) => x.id !== q[0].id); // opened meanwhile
+      renderQueue();
+    }
+  } catch {
+    // kept queued: the task's next update tries again, or opening it does
+  } finally {
+    backgroundSending.delete(s.id);
   }
 }
 
@@ -499,7 +532,7 @@ function enqueue(m, text) {
 async function flushQueue(force = false) {
   const m = state.model;
   const q = queueOf(m);
-  if (!q.length || state.sending || !conn.open) return;
+  if (!q.length || state.sending || !conn.open || backgroundSending.has(m.sessionId)) return;
   const why = held(m);
   if (why && !(force && why === 'banner')) return;
   const item = q[0];

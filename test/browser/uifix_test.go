@@ -226,6 +226,31 @@ func TestMessageSentDuringTurnIsQueued(t *testing.T) {
 	if v := eval[string](tb, `document.getElementById('send').textContent`); v != "Send" {
 		t.Errorf("Send says %q between turns", v)
 	}
+
+	// Queued in a task the user then leaves: sent when that turn ends.
+	tb.do(chromedp.SendKeys(chromedp.ID("prompt"), "/slow:3000 another long one"))
+	tb.pressEnter(false)
+	tb.waitJS("the third turn to run", `document.getElementById('send').textContent === 'Queue'`, 15*time.Second)
+	tb.do(chromedp.SendKeys(chromedp.ID("prompt"), "asked before leaving"))
+	tb.pressEnter(false)
+	tb.waitJS("it to be queued", `document.querySelectorAll('#queued .queued-item').length === 1`, 5*time.Second)
+	tb.createTask("meanwhile, elsewhere", "")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var got []string
+		for _, m := range snapshot(t, d, sessionID) {
+			if m.Role == "agent" {
+				got = append(got, m.Text)
+			}
+		}
+		if len(got) > 0 && got[len(got)-1] == "Echo: asked before leaving" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the message queued in a task left open elsewhere was never sent; its replies: %q", got)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the daemon for the reply, not a backoff
+	}
 }
 
 // With the daemon unreachable the retry card stops promising "Retrying
