@@ -374,6 +374,7 @@ func TestBannersSayWhatToFixAndCalmPause(t *testing.T) {
 	if !strings.Contains(copied, "Code: auth") || !strings.Contains(copied, "Authentication required") {
 		t.Errorf("Copy details copied %q", copied)
 	}
+	tb.screenshot("#recovery-banner", "banner-details.png")
 
 	// Resume without fixing: the banner comes back, and says Resume did not help.
 	tb.do(chromedp.Click(chromedp.CSS(`#recovery-banner .banner-actions .primary`)))
