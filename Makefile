@@ -9,7 +9,7 @@ OVERLOAD_ARGS ?=
 # Extra arguments for `make chaos`, e.g. CHAOS_ARGS="-rounds 200 -seed 7" or "-seeds 5,13 -v".
 CHAOS_ARGS ?=
 
-.PHONY: run build test bench lint fuzz overload realagents chaos clean
+.PHONY: run build test bench bench-stores lint fuzz overload realagents chaos clean
 
 run: build
 	./$(BIN) serve $(ARGS)
@@ -24,6 +24,11 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+
+# The store benchmarks alone, SQLite and PostgreSQL side by side, ending
+# with a Markdown table (part of `make bench` too).
+bench-stores:
+	$(GO) test -run '^$$' -bench BenchmarkStores -benchmem -timeout 30m ./internal/store/postgres/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -40,6 +40,11 @@ func openDaemonStore(ctx context.Context, spec, dataDir string) (daemonStore, er
 		if err != nil {
 			return nil, err
 		}
+		// One daemon per database, as one per data dir.
+		if err := db.Own(ctx); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
 		return db, nil
 	}
 	db, err := store.Open(ctx, dataDir)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +89,18 @@ func TestServeRefusesAnUnknownStore(t *testing.T) {
 	code, stderr := runServe(t, t.TempDir(), "--store", "mysql://x")
 	require.NotZero(t, code)
 	assert.Contains(t, stderr, "--store must be sqlite or a postgres:// URL")
+}
+
+// One daemon per database: a second one, from another data dir, is
+// refused with the holder named; once the first stops, it starts.
+func TestSecondDaemonOnOneDatabaseIsRefused(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	d := daemontest.Start(t, t.TempDir(), "--store", dsn)
+	code, stderr := runServe(t, t.TempDir(), "--store", dsn)
+	require.NotZero(t, code)
+	assert.Contains(t, stderr, "in use by another orchestratord")
+	assert.Contains(t, stderr, "pid "+strconv.Itoa(d.PID()))
+	d.Stop(t)
+	d2 := daemontest.Start(t, t.TempDir(), "--store", dsn)
+	d2.Stop(t)
 }

@@ -222,35 +222,53 @@ func Required() bool {
 	return os.Getenv("CI") != "" || os.Getenv("ORCHESTRATORD_REQUIRE_POSTGRES") != ""
 }
 
+// The package's clusters, one per Options, each started on first use.
 var (
-	sharedOnce sync.Once
-	shared     *Cluster
-	sharedErr  error
+	sharedMu sync.Mutex
+	shared   = map[Options]*sharedCluster{}
 )
 
-// startShared starts the package's cluster on first use. The server is
-// started from a goroutine locked to its OS thread for the server's whole
-// life: the parent-death signal is tied to the thread that forked it.
-func startShared() {
-	sharedOnce.Do(func() {
+type sharedCluster struct {
+	once sync.Once
+	c    *Cluster
+	err  error
+}
+
+// cluster starts the package's cluster of opts on first use. The server
+// is started from a goroutine locked to its OS thread for the server's
+// whole life: the parent-death signal is tied to the thread that forked it.
+func cluster(opts Options) (*Cluster, error) {
+	sharedMu.Lock()
+	sc := shared[opts]
+	if sc == nil {
+		sc = &sharedCluster{}
+		shared[opts] = sc
+	}
+	sharedMu.Unlock()
+	sc.once.Do(func() {
 		ready := make(chan struct{})
 		go func() {
 			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after the server
-			shared, sharedErr = Start(Options{})
+			sc.c, sc.err = Start(opts)
 			close(ready)
-			if shared != nil {
-				<-shared.done
+			if sc.c != nil {
+				<-sc.c.done
 			}
 		}()
 		<-ready
 	})
+	return sc.c, sc.err
 }
 
-// StopShared stops the package's cluster if a test started one. Main
-// calls it; a TestMain of its own calls it after m.Run.
+// StopShared stops the package's clusters that tests started. Main calls
+// it; a TestMain of its own calls it after m.Run.
 func StopShared() {
-	if shared != nil {
-		shared.Stop()
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	for _, sc := range shared {
+		if sc.c != nil {
+			sc.c.Stop()
+		}
 	}
 }
 
@@ -270,31 +288,39 @@ func Main(m *testing.M) int {
 }
 
 // DSN returns the URL of a new empty database on the package's cluster
-// (started by Main). Without PostgreSQL it skips the test, or fails it
-// when Required.
+// (started on first use, stopped by Main). Without PostgreSQL it skips the
+// test, or fails it when Required.
 func DSN(t testing.TB) string {
 	t.Helper()
-	Need(t)
-	u, err := shared.CreateDatabase(t.Context())
+	return DSNWith(t, Options{})
+}
+
+// DSNWith is DSN on the package's cluster of opts (benchmarks: Durable).
+func DSNWith(t testing.TB, opts Options) string {
+	t.Helper()
+	c := need(t, opts)
+	u, err := c.CreateDatabase(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return u
 }
 
-// Need skips (or, when Required, fails) t without a running cluster.
+// Need skips (or, when Required, fails) t without PostgreSQL.
 func Need(t testing.TB) {
 	t.Helper()
-	startShared()
-	if shared != nil {
-		return
-	}
-	err := sharedErr
-	if err == nil {
-		err = errors.New("pgtest: no cluster: call pgtest.Main from TestMain")
+	need(t, Options{})
+}
+
+func need(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	c, err := cluster(opts)
+	if c != nil {
+		return c
 	}
 	if Required() || !errors.Is(err, ErrNotInstalled) {
 		t.Fatalf("PostgreSQL tests cannot run: %v", err)
 	}
 	t.Skipf("skipping the PostgreSQL half: %v (set ORCHESTRATORD_REQUIRE_POSTGRES=1 to make this a failure)", strings.TrimPrefix(err.Error(), "pgtest: "))
+	return nil
 }

@@ -19,6 +19,17 @@
 // Concurrent writers run on the pool's connections side by side; the
 // server's WAL flush is shared by the commits that arrive together, so no
 // group commit is needed here.
+//
+// Durability: every write is durable when it returns, as the server's
+// synchronous_commit says (on by default: the commit waits for its WAL
+// flush), except streamed text. A chunk (AppendEvent with AppendText only)
+// commits with synchronous_commit=off: it does not wait for the flush,
+// which on a real disk costs milliseconds per chunk, and a crash of the
+// server or the machine may lose the last few hundred milliseconds of
+// streamed text — never a state change, a retry, a claim or consistency
+// (WAL order is kept: a later durable commit flushes every earlier chunk).
+// That is the SQLite store's promise (synchronous=NORMAL). A URL that sets
+// synchronous_commit (…?synchronous_commit=on) applies it to chunks too.
 package postgres
 
 import (
@@ -26,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +59,13 @@ const DefaultMaxConns = 16
 type DB struct {
 	pool *pgxpool.Pool
 	name string // the URL without its password, for errors and logs
+
+	// asyncChunks: streamed chunks commit without waiting for their WAL
+	// flush, unless the URL sets synchronous_commit itself.
+	asyncChunks bool
+
+	ownMu sync.Mutex
+	owner *pgx.Conn // holds the advisory lock of Own
 
 	health    health
 	closed    atomic.Bool
@@ -71,11 +90,15 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
 	}
-	cfg.ConnConfig.RuntimeParams["application_name"] = "orchestratord"
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		host, _ := os.Hostname()
+		cfg.ConnConfig.RuntimeParams["application_name"] = fmt.Sprintf("orchestratord pid %d on %.30s", os.Getpid(), host)
+	}
 	// Every statement's time zone and text comparison are ours, whatever
 	// the server's defaults.
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	db := &DB{name: Redact(dsn), health: health{state: store.WriteHealth{Writable: true}, now: time.Now}}
+	_, syncSet := cfg.ConnConfig.RuntimeParams["synchronous_commit"]
+	db := &DB{name: Redact(dsn), asyncChunks: !syncSet, health: health{state: store.WriteHealth{Writable: true}, now: time.Now}}
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres %s: %w", db.name, err)
@@ -110,6 +133,7 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		db.closed.Store(true)
+		db.release()
 		db.pool.Close()
 	})
 	return nil

@@ -78,7 +78,14 @@ func (db *DB) appendFast(ctx context.Context, w store.EventWrite, args []any) er
 	n := len(args)
 	args = append(args, a.MessageID, a.Delta)
 	pm, pd := fmt.Sprintf("$%d::text", n+1), fmt.Sprintf("$%d::text", n+2)
-	sql := `WITH m AS (SELECT id FROM messages WHERE id = ` + pm + ` AND session_id = $2),
+	sql := `WITH m AS (SELECT id FROM messages WHERE id = ` + pm + ` AND session_id = $2),`
+	if db.asyncChunks {
+		// The commit of a chunk does not wait for its WAL flush (see
+		// Open); set_config(…, true) lasts until that commit.
+		sql = `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS v),
+		m AS (SELECT id FROM messages WHERE id = ` + pm + ` AND session_id = $2 AND (SELECT v FROM cfg) IS NOT NULL),`
+	}
+	sql += `
 		adv AS (` + adv + ` AND EXISTS (SELECT FROM m) RETURNING id),
 		ev AS (INSERT INTO events (session_id, seq, type, payload, at) SELECT $2::text, $1::bigint, $3::text, $4::json, $5::text FROM adv),
 		touch AS (UPDATE messages SET updated_at = $5::text WHERE id = ` + pm + ` AND EXISTS (SELECT FROM adv)),

@@ -101,6 +101,7 @@ var tests = []struct {
 	{"TimesRoundTripExactly", testTimesRoundTripExactly},
 	{"DeleteMessageScrubsTheLog", testDeleteMessageScrubsTheLog},
 	{"ListTaskPageWalksEveryTaskInOrder", testListTaskPageWalksEveryTaskInOrder},
+	{"PagesWalkInOrderWithinBudget", testPagesWalkInOrderWithinBudget},
 }
 
 // base is a non-UTC time with nanoseconds, to prove times round-trip
