@@ -79,6 +79,10 @@ func (s *Service) attentionLocked(rt *sessionRT, action string, body map[string]
 			a.Kind, a.Key, a.Text, a.RetryAt = AttentionWaiting, "wait:"+m.ID, m.Text, retryAt
 			a.Reason, _ = m.Metadata["failure_code"].(string)
 			a.UsageWindow = m.Metadata["class"] == "wait_for_reset" || a.Reason == "quota"
+			if u, ok := m.Metadata["usage"].(map[string]any); ok {
+				// A usage-window wait; "hint" marks a long retry-after instead.
+				a.UsageWindow = u["hint"] != true
+			}
 		default:
 			return
 		}

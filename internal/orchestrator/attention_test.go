@@ -1,11 +1,13 @@
 package orchestrator
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/coder/quartz"
 	"github.com/stretchr/testify/require"
 
 	"github.com/orchestratord/orchestratord/internal/store"
@@ -85,4 +87,64 @@ func TestAttentionTellsBannersFinishedTurnsAndParkedRetries(t *testing.T) {
 	f.until(isTurnDone)
 	f.until(isState(store.SessionWaitingForInput))
 	require.Empty(t, log.of(s.Sessions[0].ID))
+}
+
+func TestAttentionClassifiesNotices(t *testing.T) {
+	log := &attentionLog{}
+	now := time.Date(2026, 12, 1, 23, 0, 0, 0, time.UTC)
+	s := &Service{cfg: Config{Attention: log, Clock: quartzAt(t, now)}}
+	rt := &sessionRT{task: store.Task{ID: "t", Title: "title", Agent: "mock"}, sess: store.Session{ID: "s"}}
+	retryAt := now.Add(time.Hour).Format(time.RFC3339Nano)
+	notice := func(extra map[string]any) map[string]any {
+		meta := map[string]any{"kind": kindRetryNotice, "retrying": true, "retry_at": retryAt, "failure_code": "rate_limited"}
+		for k, v := range extra {
+			meta[k] = v
+		}
+		return map[string]any{"message": store.Message{ID: "n", Text: "waiting", Metadata: meta}}
+	}
+	for _, tc := range []struct {
+		name   string
+		action string
+		body   map[string]any
+		want   string // kind told, "" for none
+		usage  bool
+	}{
+		{"a retry notice", "session.message.added", notice(nil), AttentionWaiting, false},
+		{"updated in place", "session.message.updated", notice(nil), AttentionWaiting, false},
+		{"a usage window", "session.message.added", notice(map[string]any{"usage": map[string]any{"hint": false}}), AttentionWaiting, true},
+		{"a long hint", "session.message.added", notice(map[string]any{"usage": map[string]any{"hint": true}}), AttentionWaiting, false},
+		{"a quota code", "session.message.added", notice(map[string]any{"failure_code": "quota"}), AttentionWaiting, true},
+		{"an overload gate's wait", "session.message.added", notice(map[string]any{"gate": map[string]any{"key": "mock"}}), "", false},
+		{"no retry_at", "session.message.added", notice(map[string]any{"retry_at": nil}), "", false},
+		{"an agent reply", "session.message.added", map[string]any{"message": store.Message{ID: "a", Role: "agent", Text: "hi"}}, "", false},
+		{"a deleted message", "session.message.deleted", map[string]any{"message_id": "n"}, "", false},
+		{"a banner", "session.message.added", map[string]any{"message": store.Message{ID: "b", Text: "Bad key",
+			Metadata: map[string]any{"kind": kindRecovery, "reason": "user_action"}}}, AttentionNeedsYou, false},
+		{"a finished turn", "session.turn.completed", map[string]any{"turn_id": "x", "stop_reason": "max_tokens"}, AttentionFinished, false},
+		{"a failed turn", "session.turn.completed", map[string]any{"turn_id": "x", "stop_reason": "failed"}, "", false},
+		{"a parked turn", "session.turn.completed", map[string]any{"turn_id": "x", "stop_reason": "retry_scheduled"}, "", false},
+		{"a stopped turn", "session.turn.completed", map[string]any{"turn_id": "x", "stop_reason": "cancelled"}, "", false},
+	} {
+		log.got = nil
+		s.attentionLocked(rt, tc.action, tc.body)
+		if tc.want == "" {
+			require.Empty(t, log.got, tc.name)
+			continue
+		}
+		require.Len(t, log.got, 1, tc.name)
+		a := log.got[0]
+		require.Equal(t, tc.want, a.Kind, tc.name)
+		require.Equal(t, tc.usage, a.UsageWindow, tc.name)
+		require.Equal(t, now, a.At, tc.name)
+		if a.Kind == AttentionWaiting {
+			require.Equal(t, now.Add(time.Hour), a.RetryAt, tc.name)
+			require.Equal(t, "wait:n", a.Key, tc.name)
+		}
+	}
+}
+
+func quartzAt(t *testing.T, at time.Time) *quartz.Mock {
+	c := quartz.NewMock(t)
+	c.Set(at).MustWait(context.Background())
+	return c
 }
