@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/orchestratord/orchestratord/internal/notify"
@@ -123,4 +124,26 @@ func (a attentionSink) Attention(x orchestrator.Attention) {
 		e.RetryAt = &r
 	}
 	a.n.Notify(e)
+}
+
+// registerNotifyMetrics exposes each webhook's counters:
+// orchestratord_notifications_total{webhook, outcome=sent|failed|dropped|retried}.
+func registerNotifyMetrics(reg prometheus.Registerer, n *notify.Notifier) {
+	for i, st := range n.Stats() {
+		for _, o := range []struct {
+			outcome string
+			of      func(notify.Stats) int
+		}{
+			{"sent", func(s notify.Stats) int { return s.Sent }},
+			{"failed", func(s notify.Stats) int { return s.Failed }},
+			{"dropped", func(s notify.Stats) int { return s.Dropped }},
+			{"retried", func(s notify.Stats) int { return s.Retries }},
+		} {
+			reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name:        "orchestratord_notifications_total",
+				Help:        "Webhook notifications by outcome: sent (accepted), failed (given up or refused), dropped (queue full or shutdown), retried (requests repeated)",
+				ConstLabels: prometheus.Labels{"webhook": st.Name, "outcome": o.outcome},
+			}, func() float64 { return float64(o.of(n.Stats()[i])) }))
+		}
+	}
 }

@@ -135,4 +135,10 @@ notify:
 	assert.True(t, ok, "the task that waited is told when it finished")
 	_, ok = byKey["finished "+auth.TaskID]
 	assert.False(t, ok, "a failed turn is a needs_you, not a finished")
+
+	code, metrics := d.Get(t, "/metrics", true)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, metrics, `orchestratord_notifications_total{outcome="sent",webhook="json"} 4`)
+	assert.Contains(t, metrics, `orchestratord_notifications_total{outcome="sent",webhook="ntfy"} 1`)
+	assert.Contains(t, metrics, `orchestratord_notifications_total{outcome="dropped",webhook="json"} 0`)
 }
