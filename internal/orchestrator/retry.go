@@ -192,6 +192,7 @@ func (s *Service) fire(p *parkedRetry) {
 		return
 	}
 	defer s.leave()
+	woke := s.now()
 	rt := s.loaded(p.rec.SessionID) // rec's key fields never change
 	if rt == nil {
 		return
@@ -202,6 +203,7 @@ func (s *Service) fire(p *parkedRetry) {
 		return // superseded or cancelled
 	}
 	p.timer = nil // this one fired
+	s.noteLateTimerLocked(rt, p, woke)
 	s.fireLocked(rt, p)
 }
 
@@ -219,7 +221,9 @@ func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
 // dispatchLocked claims a parked retry and starts its attempt.
 func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	sessionID := rt.sess.ID
+	began := s.now()
 	ok, err := s.claims.claim(s.storeCtx(), s.store, store.RetryClaim{SessionID: sessionID, Generation: p.rec.Generation, Attempt: p.rec.Attempt})
+	claimed := s.now()
 	if errors.Is(err, store.ErrUnwritable) {
 		s.claimUnsavedLocked(rt, p, err)
 		return
@@ -239,7 +243,8 @@ func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	p.rec.State = store.RetryDispatching
 	t := s.newTurn(rt, p.rec.Prompt)
 	t.replay, t.retry, t.fresh, t.probe = true, p.rec.Attempt, !p.rec.Resume, p.probe
-	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe))
+	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe),
+		zap.Duration("claim", claimed.Sub(began)))
 	if err := s.launchLocked(rt, t, nil); errors.Is(err, ErrStorage) {
 		s.storeFailedLocked(rt, nil, err)
 	}

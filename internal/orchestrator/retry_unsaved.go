@@ -1,6 +1,10 @@
 package orchestrator
 
-import "go.uber.org/zap"
+import (
+	"time"
+
+	"go.uber.org/zap"
+)
 
 // claimUnsavedLocked ends a due retry whose claim the store refuses (a
 // full disk, a read-only data dir). Without its durable "dispatching" mark
@@ -17,4 +21,24 @@ func (s *Service) claimUnsavedLocked(rt *sessionRT, p *parkedRetry, err error) {
 		zap.String("session_id", rt.sess.ID), zap.Int("attempt", p.rec.Attempt),
 		zap.Time("retry_at", p.rec.RetryAt), zap.Error(err))
 	s.storeFailedLocked(rt, nil, err)
+}
+
+// lateTimerAfter: a retry timer whose callback runs, or gets the session,
+// this much after retry_at is logged with where the time went.
+const lateTimerAfter = 20 * time.Millisecond
+
+// noteLateTimerLocked logs a retry timer that woke late (the Go runtime or
+// the machine) or waited for the session's lock (other work of the
+// session), so lateness at "retry firing" can be told apart from a slow
+// claim (its "claim" field).
+func (s *Service) noteLateTimerLocked(rt *sessionRT, p *parkedRetry, woke time.Time) {
+	if p.gate != "" {
+		return // a gate's schedule, not retry_at
+	}
+	locked := s.now()
+	if woke.Sub(p.rec.RetryAt) < lateTimerAfter && locked.Sub(woke) < lateTimerAfter {
+		return
+	}
+	s.log.Warn("retry timer late", zap.String("session_id", rt.sess.ID), zap.Int("attempt", p.rec.Attempt),
+		zap.Duration("woke_late", woke.Sub(p.rec.RetryAt)), zap.Duration("lock_wait", locked.Sub(woke)))
 }

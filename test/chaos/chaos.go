@@ -121,11 +121,30 @@ type Report struct {
 	Interrupted  int             // retries a kill caught mid-dispatch ("interrupted" banners)
 	DiskDelayed  int             // retries due while the disk was full, not held to FireTolerance
 	ClaimUnsaved int             // due retries whose claim a full disk refused: the could-not-save banner
+	LateCauses   map[string]int  // retries later than LateNote, by the largest part of their lateness
 	Superseded   int             // pending retries the user superseded
 	Restarts     int
 	ReadOnlyRuns map[string]int // what a start on a read-only data dir did
 	Duration     time.Duration
 	Load         [2]string // /proc/loadavg at the start and at the end
+	CPUPressure  [2]string // /proc/pressure/cpu "some" avg60 at the start and at the end: the share of time a task waited for a CPU
+}
+
+// LateNote: a retry firing later than this is attributed (Report.LateCauses).
+const LateNote = 50 * time.Millisecond
+
+// cpuPressure is the "some avg60" of /proc/pressure/cpu, "?" without PSI.
+func cpuPressure() string {
+	b, err := os.ReadFile("/proc/pressure/cpu")
+	if err != nil {
+		return "?"
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if v, ok := strings.CutPrefix(f, "avg60="); ok {
+			return v + "%"
+		}
+	}
+	return "?"
 }
 
 func loadavg() string {
@@ -223,7 +242,8 @@ type action struct {
 
 func newRunner(ctx context.Context, cfg Config) (*runner, error) {
 	r := &runner{cfg: cfg, rep: &Report{Faults: map[string]int{}, Skipped: map[string]string{}, Actions: map[string]int{},
-		ReadOnlyRuns: map[string]int{}, Load: [2]string{loadavg()}}, seen: map[string]bool{}}
+		ReadOnlyRuns: map[string]int{}, LateCauses: map[string]int{}, Load: [2]string{loadavg()}, CPUPressure: [2]string{cpuPressure()}},
+		seen: map[string]bool{}}
 	r.base = cfg.WorkDir
 	if r.base == "" {
 		dir, err := os.MkdirTemp("", "orchestratord-chaos-")
@@ -379,6 +399,7 @@ func (r *runner) report(began time.Time) *Report {
 	sort.Slice(r.rep.Lateness, func(i, j int) bool { return r.rep.Lateness[i] < r.rep.Lateness[j] })
 	r.rep.Duration = time.Since(began)
 	r.rep.Load[1] = loadavg()
+	r.rep.CPUPressure[1] = cpuPressure()
 	return r.rep
 }
 

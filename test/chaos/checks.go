@@ -373,6 +373,14 @@ type logEvent struct {
 	ts      time.Time
 	attempt int
 	retryAt time.Time
+	// Where a firing's time went, as the daemon measured it: "retry timer
+	// late" (woke, lock) and the claim of "retry firing".
+	woke, lock, claim time.Duration
+}
+
+func seconds(v any) time.Duration {
+	f, _ := v.(float64)
+	return time.Duration(f * float64(time.Second))
 }
 
 func parseTime(v any) time.Time {
@@ -401,7 +409,7 @@ func retryEvents(logs []string) map[string][]logEvent {
 			}
 			msg, _ := m["msg"].(string)
 			switch msg {
-			case "retry scheduled", "pending retry re-armed", "retry firing", msgClaimUnsaved:
+			case "retry scheduled", "pending retry re-armed", "retry firing", msgClaimUnsaved, msgTimerLate:
 			default:
 				continue
 			}
@@ -414,7 +422,8 @@ func retryEvents(logs []string) map[string][]logEvent {
 			}
 			id, _ := m["session_id"].(string)
 			att, _ := m["attempt"].(float64)
-			out[id] = append(out[id], logEvent{msg: msg, inc: inc + 1, ts: parseTime(m["ts"]), attempt: int(att), retryAt: parseTime(m["retry_at"])})
+			out[id] = append(out[id], logEvent{msg: msg, inc: inc + 1, ts: parseTime(m["ts"]), attempt: int(att), retryAt: parseTime(m["retry_at"]),
+				woke: seconds(m["woke_late"]), lock: seconds(m["lock_wait"]), claim: seconds(m["claim"])})
 		}
 	}
 	return out
@@ -439,6 +448,43 @@ func listening(log string) time.Time {
 // store refused (internal/orchestrator/retry_unsaved.go).
 const msgClaimUnsaved = "a due retry could not be claimed; it ends with the could-not-save banner"
 
+// msgTimerLate is the daemon's log line for a retry timer that woke late
+// or waited for its session (noteLateTimerLocked).
+const msgTimerLate = "retry timer late"
+
+// Where a late retry's time went (Report.LateCauses).
+const (
+	CauseParkedLate = "parked after its retry_at (the session's writes outlasted the delay)"
+	CauseTimerWoke  = "timer callback ran late (CPU contention)"
+	CauseLockWait   = "waited for the session's other work"
+	CauseClaim      = "claim write (the store)"
+	CauseUnknown    = "between claim and log line (unattributed)"
+)
+
+// lateCause names the largest part of a firing's lateness and says all.
+// due is when it was due (retry_at, or the restart that re-armed it).
+func lateCause(p *pendingRetry, due time.Time, fired logEvent, timer *logEvent) (string, string) {
+	parked := max(p.sched.Sub(due), 0)
+	var woke, lock time.Duration
+	if timer != nil { // its woke_late counts from retry_at
+		woke, lock = max(timer.woke-due.Sub(p.retryAt)-parked, 0), timer.lock
+	}
+	parts := []struct {
+		cause string
+		d     time.Duration
+	}{{CauseParkedLate, parked}, {CauseTimerWoke, woke}, {CauseLockWait, lock}, {CauseClaim, fired.claim}}
+	best := CauseUnknown
+	var bestD time.Duration
+	var b strings.Builder
+	for _, x := range parts {
+		fmt.Fprintf(&b, "%s %v; ", x.cause, x.d.Round(time.Millisecond))
+		if x.d > bestD {
+			best, bestD = x.cause, x.d
+		}
+	}
+	return best, strings.TrimSuffix(b.String(), "; ")
+}
+
 // pendingRetry is one scheduled retry followed through the logs.
 type pendingRetry struct {
 	attempt int
@@ -451,6 +497,7 @@ type pendingRetry struct {
 // mid-dispatch (an interrupted banner), or superseded by the user.
 func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.Time) {
 	r.rep.Retries, r.rep.Superseded, r.rep.DiskDelayed, r.rep.ClaimUnsaved, r.rep.Lateness = 0, 0, 0, 0, nil
+	r.rep.LateCauses = map[string]int{}
 	tol := r.cfg.FireTolerance
 	actions := map[string][]action{}
 	r.mu.Lock()
@@ -460,7 +507,7 @@ func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.T
 	r.mu.Unlock()
 	for id, evs := range retryEvents(r.allLogs()) {
 		var open *pendingRetry
-		var lastFired *logEvent
+		var lastFired, timerLate *logEvent
 		unresolved := func(p *pendingRetry) {
 			due := p.retryAt
 			for _, a := range actions[id] {
@@ -491,6 +538,10 @@ func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.T
 					open = &pendingRetry{retryAt: e.retryAt, sched: e.ts, rearm: map[int]time.Time{}, attempt: -1}
 				}
 				open.rearm[e.inc] = e.ts
+			case msgTimerLate:
+				if open != nil {
+					timerLate = &evs[i]
+				}
 			case msgClaimUnsaved:
 				// It came due on a full disk and ended with the could-not-save
 				// banner; held in memory, that banner reaches the event log
@@ -521,12 +572,18 @@ func (r *runner) checkRetries(round int, seed int64, banners map[string][]time.T
 					r.rep.DiskDelayed++
 					delayed = true // not a timer's lateness: kept out of the figures
 				case late > tol:
+					_, parts := lateCause(open, due, e, timerLate)
 					r.violate(round, seed, VRetryLate, fmt.Sprintf("%s|%d|%s", id, e.attempt, e.ts),
-						fmt.Sprintf("session %s: retry %d fired %v after it was due (tolerance %v)", id, e.attempt, late.Round(time.Millisecond), tol))
+						fmt.Sprintf("session %s: retry %d fired %v after it was due (tolerance %v): %s", id, e.attempt, late.Round(time.Millisecond), tol, parts))
 				}
 				if !delayed {
 					r.rep.Lateness = append(r.rep.Lateness, max(late, 0))
+					if late > LateNote {
+						cause, _ := lateCause(open, due, e, timerLate)
+						r.rep.LateCauses[cause]++
+					}
 				}
+				timerLate = nil
 				r.rep.Retries++
 				lastFired = &evs[i]
 				open = nil

@@ -19,8 +19,8 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 
 // Write prints the report as Markdown.
 func (rep *Report) Write(w io.Writer) {
-	fmt.Fprintf(w, "## chaos: %d rounds in %v (load average %s at the start, %s at the end)\n\n",
-		rep.Rounds, rep.Duration.Round(time.Second), rep.Load[0], rep.Load[1])
+	fmt.Fprintf(w, "## chaos: %d rounds in %v (load average %s at the start, %s at the end; CPU pressure %s, %s)\n\n",
+		rep.Rounds, rep.Duration.Round(time.Second), rep.Load[0], rep.Load[1], rep.CPUPressure[0], rep.CPUPressure[1])
 	fmt.Fprintf(w, "| fault | injected |\n|---|---:|\n")
 	for _, k := range sortedKeys(rep.Faults) {
 		fmt.Fprintf(w, "| %s | %d |\n", k, rep.Faults[k])
@@ -35,6 +35,13 @@ func (rep *Report) Write(w io.Writer) {
 		"could not be claimed on a full disk (could-not-save banner) %d\n\n",
 		rep.Retries, Percentile(rep.Lateness, 0.5).Round(time.Millisecond), Percentile(rep.Lateness, 0.99).Round(time.Millisecond),
 		Percentile(rep.Lateness, 1).Round(time.Millisecond), rep.DiskDelayed, rep.Interrupted, rep.Superseded, rep.ClaimUnsaved)
+	if len(rep.LateCauses) > 0 {
+		fmt.Fprintf(w, "| retries later than %v, by where most of the time went | retries |\n|---|---:|\n", LateNote)
+		for _, k := range sortedKeys(rep.LateCauses) {
+			fmt.Fprintf(w, "| %s | %d |\n", k, rep.LateCauses[k])
+		}
+		fmt.Fprintln(w)
+	}
 	if len(rep.Violations) == 0 {
 		fmt.Fprintf(w, "violations: none\n")
 		return
