@@ -56,6 +56,9 @@ type Options struct {
 	Durable bool
 }
 
+// binGlob is where Debian installs PostgreSQL's servers.
+var binGlob = "/usr/lib/postgresql/*/bin"
+
 // FindBin returns the directory of initdb and postgres: the one of initdb
 // in PATH, else the newest /usr/lib/postgresql/*/bin.
 func FindBin() (string, error) {
@@ -68,7 +71,7 @@ func FindBin() (string, error) {
 			return dir, nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(binGlob)
 	sort.Slice(dirs, func(i, j int) bool {
 		return version(filepath.Base(filepath.Dir(dirs[i]))) > version(filepath.Base(filepath.Dir(dirs[j])))
 	})
@@ -98,7 +101,7 @@ func Start(opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp(tempRoot(), "pgtest-")
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +159,28 @@ func Start(opts Options) (c *Cluster, err error) {
 		return nil, fmt.Errorf("%w\n%s", err, b)
 	}
 	return c, nil
+}
+
+// tempRoot is where the cluster's directory goes: the temp dir, unless
+// the postgres user could not reach it (as root, TMPDIR may be private) or
+// its socket path would be too long for a unix socket; then /tmp.
+func tempRoot() string {
+	dir := os.TempDir()
+	if len(dir) > 60 {
+		return "/tmp"
+	}
+	if os.Geteuid() == 0 {
+		for d := dir; ; d = filepath.Dir(d) {
+			st, err := os.Stat(d)
+			if err != nil || st.Mode().Perm()&0o001 == 0 {
+				return "/tmp"
+			}
+			if d == filepath.Dir(d) {
+				break
+			}
+		}
+	}
+	return dir
 }
 
 func (c *Cluster) waitReady(limit time.Duration) error {
@@ -318,9 +343,17 @@ func need(t testing.TB, opts Options) *Cluster {
 	if c != nil {
 		return c
 	}
+	skipOrFail(t, err)
+	return nil
+}
+
+// skipOrFail ends t for want of PostgreSQL: a skip saying why, or a
+// failure when Required or when PostgreSQL is there but would not start.
+func skipOrFail(t testing.TB, err error) {
+	t.Helper()
 	if Required() || !errors.Is(err, ErrNotInstalled) {
 		t.Fatalf("PostgreSQL tests cannot run: %v", err)
+		return
 	}
 	t.Skipf("skipping the PostgreSQL half: %v (set ORCHESTRATORD_REQUIRE_POSTGRES=1 to make this a failure)", strings.TrimPrefix(err.Error(), "pgtest: "))
-	return nil
 }
