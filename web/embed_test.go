@@ -62,3 +62,17 @@ func TestScriptNeverInjectsHTML(t *testing.T) {
 		t.Error("index.html has an inline script or style; the CSP (script-src 'self'; style-src 'self') would block it")
 	}
 }
+
+// index.html preloads every module, so the browser fetches them at once
+// rather than one import level at a time (the first load stays fast).
+func TestModulesArePreloaded(t *testing.T) {
+	index := read(t, "index.html")
+	for _, name := range scripts(t) {
+		if name == "app.js" {
+			continue
+		}
+		if !strings.Contains(index, `<link rel="modulepreload" href="`+name+`">`) {
+			t.Errorf("index.html does not preload %s (add <link rel=\"modulepreload\" href=\"%s\">)", name, name)
+		}
+	}
+}
