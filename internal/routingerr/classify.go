@@ -360,7 +360,10 @@ func (s *scan) excerptFrom(start int) string {
 	for start < end && !utf8.RuneStart(raw[start]) {
 		start++
 	}
-	out := Sanitize(strings.TrimSpace(raw[start:end]))
+	out := strings.TrimSpace(raw[start:end])
+	if s.mayHoldSecret() {
+		out = Sanitize(out)
+	}
 	if len(out) > ExcerptMax {
 		cut := ExcerptMax
 		for cut > 0 && !utf8.RuneStart(out[cut]) {
@@ -369,6 +372,41 @@ func (s *scan) excerptFrom(start int) string {
 		out = out[:cut]
 	}
 	return out
+}
+
+// secretTriggers are the words every secret and home path Sanitize
+// removes begins with or contains (sanitize.go: the key prefixes, "eyJ",
+// "://", "-----BEGIN ", "bearer ", the home directories and the secret
+// field names). The automaton looks for them in the same pass as the
+// rules' words, so an excerpt of a text that holds none of them skips
+// Sanitize: the excerpt is a piece of the text the automaton read.
+var secretTriggers = func() []*kw {
+	words := []string{"sk-", "sk_live_", "rk_live_", "sk_test_", "rk_test_", "aiza",
+		"akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "apka", "aipa",
+		"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+		"xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-", "xapp-",
+		"eyj", "://", "-----begin ", "bearer ", "/home/", "/users/", "/root"}
+	words = append(words, secretNames...)
+	out := make([]*kw, len(words))
+	for i, w := range words {
+		out[i] = newKW(w)
+	}
+	return out
+}()
+
+// secretMask is secretTriggers as a set (set in init, after the ids).
+var secretMask kwSet
+
+func buildSecretMask() {
+	for _, k := range secretTriggers {
+		secretMask.set(k.id)
+	}
+}
+
+// mayHoldSecret: Sanitize may change an excerpt of this text. False only
+// when no secret trigger occurs in it and no secret was registered.
+func (s *scan) mayHoldSecret() bool {
+	return registered.Load() != nil || s.found.meets(&secretMask)
 }
 
 // tokenAfter moves i forward to just after a separator (at most 128 bytes).

@@ -15,7 +15,7 @@ import "fmt"
 
 const (
 	maxTracked  = 32 // keywords whose last position the scan records
-	maxKeywords = 10 * 64
+	maxKeywords = 12 * 64
 	denseDepth  = 3 // states up to this depth get dense rows
 	outFlag     = 1 << 15
 	stateMask   = outFlag - 1
@@ -277,23 +277,22 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 	low = low[:len(text)]
 	var prev byte
 	for i := 0; i < len(text); i++ {
-		b := text[i]
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
+		b := asciiLower[text[i]]
 		low[i] = b
-		if b == '\\' {
-			continue
-		}
-		if isBlank(b) || b == 0xE2 && boxBorder(text, i) {
-			if b == 0xE2 {
-				low[i+1], low[i+2] = text[i+1], text[i+2]
-				i += 2
-			}
-			if prev == ':' || prev == ' ' {
+		if k := byteKind[b]; k != kindPlain { // one test for the common byte
+			if k == kindBackslash {
 				continue
 			}
-			b = ' '
+			if k == kindBlank || boxBorder(text, i) {
+				if k == kindBoxLead {
+					low[i+1], low[i+2] = text[i+1], text[i+2]
+					i += 2
+				}
+				if prev == ':' || prev == ' ' {
+					continue
+				}
+				b = ' '
+			}
 		}
 		prev = b
 		c := class[b]
@@ -320,6 +319,37 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 		}
 	}
 }
+
+// Byte kinds the scan treats specially (byteKind): a backslash is skipped,
+// a blank may be folded into the one before it, 0xE2 may start a box
+// border ("│").
+const (
+	kindPlain uint8 = iota
+	kindBackslash
+	kindBlank
+	kindBoxLead
+)
+
+var byteKind = func() (t [256]uint8) {
+	t['\\'] = kindBackslash
+	for _, b := range []byte{' ', '\n', '\t', '\r'} {
+		t[b] = kindBlank
+	}
+	t[0xE2] = kindBoxLead
+	return t
+}()
+
+// asciiLower maps ASCII capitals to lowercase and every other byte to
+// itself (UTF-8 sequences are left alone, so offsets in low and raw agree).
+var asciiLower = func() (t [256]byte) {
+	for b := range 256 {
+		t[b] = byte(b)
+		if 'A' <= b && b <= 'Z' {
+			t[b] = byte(b) + 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // id returns the id of a registered keyword.
 func (m *matcher) id(w string) (uint16, bool) {

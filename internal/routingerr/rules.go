@@ -140,6 +140,7 @@ func init() {
 	for _, k := range extraKWs {
 		k.id, _ = keywords.id(k.w)
 	}
+	buildSecretMask()
 }
 
 // buildTable orders the rules and builds the keyword automaton; tracked

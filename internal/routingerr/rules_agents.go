@@ -148,7 +148,7 @@ var quotaRules = []rule{
 	{id: "quota.daily.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		any: []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model",
 			"daily limit", "daily request limit", "daily usage limit", "daily rate limit", "per-day rate limit", "(rpd)", "(tpd)", "weekly limit", "monthly limit", "monthly quota",
-			"monthly usage limit", "hour usage quota", "使用上限"},
+			"monthly usage limit", "hour usage quota"},
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
@@ -171,7 +171,7 @@ var quotaRules = []rule{
 		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credit",
 			"arrearage", "account is in good standing", "extra usage is required", "usage not included",
 			"insufficient balance", "exceeded_current_quota", "requires more credits", "out of credits", "run out of credit",
-			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits", "余额不足", "已欠费"}},
+			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits", "余额不足"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
 	// quota).") is Gemini's per-minute limit or Vertex's shared capacity.
 	{id: "google.resource_exhausted_bare.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
@@ -228,8 +228,7 @@ var sharedRules = []rule{
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
-		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`,
-			"访问量过大"}},
+		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`}},
 	// OpenRouter relays an upstream failure after the stream began as a
 	// mid-stream error event (openrouter.ai/docs/api-reference/errors,
 	// "Errors during streaming"); its status is OpenRouter's (502), the
@@ -244,8 +243,7 @@ var sharedRules = []rule{
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
 		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
 			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled",
-			"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests",
-			"速率限制", "并发数过高", "频率过高"}},
+			"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".

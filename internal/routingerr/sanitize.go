@@ -37,14 +37,36 @@ func lower(b byte) byte {
 	return b
 }
 
-// sanitizeStart marks the bytes a secret or a home path can start with.
-var sanitizeStart = func() (t [256]bool) {
-	for _, c := range "sSAbBgxrRe/:-" {
-		t[c] = true
+// sanitizeStart marks the bytes a secret or a home path can start with:
+// startAnywhere for ':' (a URL's password), '-' (a PEM block) and '/' (a
+// home path); startAtName for letters, which only start a key, a token or
+// a secret's name where no letter or digit comes before them. Most bytes
+// of an error text are letters inside words, so the scan passes over them
+// with one table test and one look back, and only word starts are tried.
+const (
+	startNever uint8 = iota
+	startAtName
+	startAnywhere
+)
+
+var sanitizeStart = func() (t [256]uint8) {
+	for _, c := range "sSAbBgxrRe" {
+		t[c] = startAtName
 	}
 	for _, n := range secretNames {
-		t[n[0]] = true
-		t[n[0]-'a'+'A'] = true
+		t[n[0]] = startAtName
+		t[n[0]-'a'+'A'] = startAtName
+	}
+	for _, c := range "/:-" {
+		t[c] = startAnywhere
+	}
+	return t
+}()
+
+// letterOrDigit is isLetter(b) || isDigit(b) as a table.
+var letterOrDigit = func() (t [256]bool) {
+	for b := range 256 {
+		t[b] = isLetter(byte(b)) || isDigit(byte(b))
 	}
 	return t
 }()
@@ -133,7 +155,10 @@ func sanitize(s string, paths bool) (string, bool) {
 		done = end
 	}
 	for i := 0; i < len(s); {
-		for i < len(s) && !sanitizeStart[s[i]] {
+		for i < len(s) {
+			if k := sanitizeStart[s[i]]; k == startAnywhere || k == startAtName && (i == 0 || !letterOrDigit[s[i-1]]) {
+				break
+			}
 			i++
 		}
 		if i == len(s) {
