@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,6 +87,9 @@ type health struct {
 
 // isStorageFault: the server could not be reached, or could not write.
 func isStorageFault(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // the caller gave up; the server is fine
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code[:2] {

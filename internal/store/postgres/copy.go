@@ -55,6 +55,13 @@ func Import(ctx context.Context, db *DB, src Source) (Counts, error) {
 			pending_retries, overload_gates IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
+		var free bool
+		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1)", int64(ownLock)).Scan(&free); err != nil {
+			return err
+		}
+		if !free {
+			return fmt.Errorf("%w: a daemon is running on it; stop it first", ErrInUse)
+		}
 		have, err := countRows(ctx, tx)
 		if err != nil {
 			return err

@@ -116,3 +116,30 @@ func TestImportCopiesEverythingAndRefusesAFullTarget(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 }
+
+// migrate-store does not write under a running daemon's feet.
+func TestImportRefusesATargetADaemonOwns(t *testing.T) {
+	ctx := t.Context()
+	src, err := store.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	defer src.Close()
+	fill(t, src)
+	dsn := pgtest.DSN(t)
+	daemon, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer daemon.Close()
+	require.NoError(t, daemon.Own(ctx))
+
+	dst, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer dst.Close()
+	_, err = postgres.Import(ctx, dst, src)
+	require.ErrorIs(t, err, postgres.ErrInUse)
+	tasks, err := dst.ListTasks(ctx)
+	require.NoError(t, err)
+	require.Empty(t, tasks)
+
+	require.NoError(t, daemon.Close()) // the lock goes with it
+	_, err = postgres.Import(ctx, dst, src)
+	require.NoError(t, err)
+}
