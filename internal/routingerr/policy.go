@@ -203,6 +203,26 @@ func (p *Policy) Decide(c Classification, ev Evidence, st AttemptState, now time
 	case ClassUserAction, ClassTerminal:
 		return Decision{Kind: DecisionManual, Reason: ReasonNotTransient}
 	case ClassTransient, ClassInProgress:
+		// in_progress at turn end is retried like an overload, on purpose.
+		// The class means the agent's last word was its own retry line
+		// ("Retrying in 4 seconds… (attempt 4/10)", "Attempt 2 failed …
+		// Retrying with backoff…"): the classifier only says so when
+		// nothing came after it (no exit status, no later error line, no
+		// JSON-RPC error of another text; see retriesOver), so what ended
+		// the turn cut the agent's loop short rather than ending it. Then:
+		//   - nothing is retrying any more, so a retry here does not stack
+		//     on the agent's own (the danger the class exists to avoid while
+		//     the turn runs: there a retry line is a notice, not a failure);
+		//   - the agent itself judged the failure retryable, and an agent
+		//     that gives up says so in a final error, which then decides;
+		//   - the overload schedule (5s, 15s, 30s, budget 3) is the slow one:
+		//     the agent was already backing off; its stated wait (RetryAfter)
+		//     is a lower bound on the delay, and replay safety still applies
+		//     (in_progress is never resume-safe, so output or tool work turns
+		//     it into a manual retry).
+		// An agent wrong about retryability (Gemini CLI retrying a PerDay
+		// quota) costs at most the budget's few cheap 429s; a red banner on
+		// every cut-short retry would cost the user a recoverable session.
 	default:
 		return Decision{Kind: DecisionManual, Reason: ReasonUnclassified}
 	}
