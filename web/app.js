@@ -11,6 +11,9 @@ import { StatusView } from './status.js';
 import { TaskList, latestSession, badgeFor } from './tasks.js';
 import { GatePanel } from './gates.js';
 import { TaskAlerts } from './alerts.js';
+import { TaskManager } from './manage.js';
+import { installShortcuts } from './keys.js';
+import { usageLine, usageTotal } from './usage.js';
 
 const TOKEN_KEY = 'orchestratord.token';
 const DRAFT_KEY = 'orchestratord.draft.';
@@ -37,6 +40,8 @@ const state = {
   sending: false,
   offline: false, // the connection is down after having been up
   tokenRefused: false,
+  agents: [], // agent.list
+  listed: false, // the first task.list has answered
 };
 
 const conn = new Connection({
@@ -55,6 +60,13 @@ const status = new StatusView({
 });
 const taskList = new TaskList($('tasks'), $('tasks-empty'), (id) => openTask(id, { fromList: true }));
 const alerts = new TaskAlerts({ onOpen: (id) => openTask(id, { fromList: true }) });
+const manager = new TaskManager({
+  conn,
+  current: () => (state.model ? state.tasks.get(state.model.taskId) || null : null),
+  onUpdated: (task) => onTaskUpdated(task),
+  onDeleted: (id) => onTaskDeleted(id),
+  describe: (err) => describe(err),
+});
 const gates = new GatePanel({
   region: $('gates'),
   list: $('gates-list'),
@@ -118,12 +130,14 @@ function checkToken() {
 }
 
 async function onConnected() {
-  conn.request('agent.list').then(({ agents }) => renderAgents(agents || [])).catch(showError);
+  conn.request('agent.list').then(({ agents }) => { state.agents = agents || []; renderAgents(state.agents); renderHead(); }).catch(showError);
   gates.refresh().catch(showError);
   try {
     const tasks = await listAllTasks();
     state.tasks = new Map(tasks.map((t) => [t.id, t]));
     for (const t of tasks) alerts.update(t); // what changed while disconnected
+    if (!state.listed) foldForm(state.tasks.size > 0); // once tasks exist, the list comes first
+    state.listed = true;
     renderTasks();
     if (state.model) {
       const task = state.tasks.get(state.model.taskId);
@@ -156,6 +170,10 @@ async function listAllTasks() {
 function onNotification(action, payload) {
   if (action === 'task.updated') {
     if (payload.task) onTaskUpdated(payload.task);
+    return;
+  }
+  if (action === 'task.deleted') {
+    if (payload.task_id) onTaskDeleted(payload.task_id);
     return;
   }
   if (action === 'gate.updated') {
@@ -246,8 +264,39 @@ async function flushBackground(task) {
 }
 
 function renderTasks() {
-  taskList.render(state.tasks.values(), state.model ? state.model.taskId : '');
+  const { total, shown } = taskList.render(state.tasks.values(), state.model ? state.model.taskId : '');
+  $('tasks-count').textContent = total && shown !== total ? `${shown} of ${total}` : '';
+  if (state.listed && total === 0) foldForm(false); // nothing to list: the form is the page
 }
+
+// The list shows how long ago each task moved; keep that current.
+setInterval(renderTasks, 60_000);
+
+// onTaskDeleted drops a task deleted here or on another page.
+function onTaskDeleted(id) {
+  if (!state.tasks.delete(id)) return;
+  const m = state.model;
+  if (m && m.taskId === id) {
+    if (conn.open) conn.request('session.unsubscribe', { session_id: m.sessionId }).catch(() => {});
+    state.model = null;
+    document.body.classList.remove('has-task');
+    if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+    chat.show(null);
+    status.update(null);
+    renderHead();
+  }
+  renderTasks();
+  if (!state.model && document.activeElement === document.body) ($('tasks').querySelector('button') || $('nt-toggle')).focus();
+}
+
+$('task-search').addEventListener('input', () => {
+  taskList.query = $('task-search').value;
+  renderTasks();
+});
+$('task-filter').addEventListener('change', () => {
+  taskList.filter = $('task-filter').value;
+  renderTasks();
+});
 
 function renderAgents(agents) {
   const select = $('nt-agent');
@@ -259,7 +308,43 @@ function renderAgents(agents) {
   }
   const pick = agents.find((a) => a.name === previous) || agents.find((a) => a.default) || agents.find((a) => a.name === 'mock') || agents[0];
   if (pick) select.value = pick.name;
+  renderAgentInfo();
 }
+
+// renderAgentInfo says what the chosen agent runs and whether it is installed.
+function renderAgentInfo() {
+  const info = $('nt-agent-info');
+  const a = state.agents.find((x) => x.name === $('nt-agent').value);
+  info.replaceChildren();
+  if (!a) return;
+  const ok = a.installed ?? a.available;
+  info.dataset.installed = ok ? 'true' : 'false';
+  info.append(el('span', { class: 'agent-status', text: ok ? 'Installed' : 'Not installed' }),
+    ok ? ` · ${a.path || a.command}` : ` · "${a.command}" is not on the daemon's PATH; install it or fix the profile's command.`);
+}
+
+$('nt-agent').addEventListener('change', renderAgentInfo);
+
+// ---- the New task form folds away once there are tasks ----------------------
+
+function foldForm(folded) {
+  $('new-task').hidden = folded;
+  $('nt-toggle').hidden = !folded;
+  $('nt-toggle').setAttribute('aria-expanded', String(!folded));
+  $('nt-fold').hidden = state.tasks.size === 0;
+}
+
+function newTask() {
+  foldForm(false);
+  document.body.classList.add('show-list'); // narrow screens: the form lives in the list view
+  $('nt-prompt').focus();
+}
+
+$('nt-toggle').addEventListener('click', newTask);
+$('nt-fold').addEventListener('click', () => {
+  foldForm(true);
+  $('nt-toggle').focus();
+});
 
 function taskFromHash() {
   const m = /^#task=([^&]+)/.exec(location.hash);
@@ -301,7 +386,7 @@ function openTask(taskId, { force = false, fromList = false } = {}) {
 $('back').addEventListener('click', () => {
   document.body.classList.add('show-list');
   const current = state.model && $('tasks').querySelector(`[data-task-id="${CSS.escape(state.model.taskId)}"]`);
-  (current || $('nt-title')).focus();
+  (current || ($('new-task').hidden ? $('nt-toggle') : $('nt-title'))).focus();
 });
 
 // ---- new task ---------------------------------------------------------------
@@ -313,6 +398,9 @@ $('new-task').addEventListener('submit', async (ev) => {
   const sent = { title: fields.title.value, prompt: fields.prompt.value, max: fields.max.value };
   const payload = { title: sent.title.trim(), prompt: sent.prompt, agent: $('nt-agent').value || 'mock' };
   if (sent.max.trim()) payload.max_attempts = Number(sent.max);
+  const workdir = $('nt-workdir').value.trim(); // kept after creating, like the agent
+  if (workdir) payload.workdir = workdir;
+  workdirError('');
   const wait = $('nt-gate').value; // kept after creating: the next task is likely alike
   if (wait && !$('nt-gate-field').hidden) payload.gate_deadline_seconds = Number(wait);
   if (!payload.prompt.trim()) {
@@ -328,10 +416,16 @@ $('new-task').addEventListener('submit', async (ev) => {
     state.tasks.set(task.id, task);
     // Clear only what was sent: anything typed meanwhile stays.
     for (const k of Object.keys(fields)) if (fields[k].value === sent[k]) fields[k].value = '';
+    foldForm(true);
     renderTasks();
     openTask(task.id);
     $('chat-title').focus();
   } catch (err) {
+    if (err.details && err.details.field === 'workdir') {
+      workdirError(`${describe(err).replace(/^Invalid request: /i, '').replace(/^./, (c) => c.toUpperCase())} Your text is kept.`);
+      $('nt-workdir').focus();
+      return;
+    }
     formError(err.code === 'LOST'
       ? 'The connection dropped before the daemon answered. Check the task list before creating it again; your text is kept.'
       : `Not created: ${describe(err)} Your text is kept.`);
@@ -362,6 +456,13 @@ function showGateDefault(list) {
   $('nt-gate-default').textContent = `${text} (default)`;
 }
 
+function workdirError(text) {
+  const e = $('nt-workdir-error');
+  e.textContent = text;
+  e.hidden = !text;
+  $('nt-workdir').setAttribute('aria-invalid', text ? 'true' : 'false');
+}
+
 function formError(text) {
   const e = $('nt-error');
   e.textContent = text;
@@ -388,6 +489,8 @@ function renderHead() {
   }
   $('stop').hidden = !m || !m.active;
   $('stop').disabled = state.offline;
+  renderTaskMeta(task, m);
+  manager.render();
   $('empty-chat').hidden = !!m;
   $('messages').setAttribute('aria-busy', m && m.active ? 'true' : 'false');
   $('prompt').disabled = !m;
@@ -638,6 +741,58 @@ function composerError(text) {
   e.textContent = text;
   e.hidden = !text;
 }
+
+// renderTaskMeta is the quiet line under the chat header: agent, folder,
+// times, and the task's usage when its agent reports it.
+function renderTaskMeta(task, m) {
+  const meta = $('task-meta');
+  meta.hidden = !task;
+  const usage = $('chat-usage');
+  const u = m ? usageLine(usageTotal(m)) : '';
+  usage.hidden = !u;
+  usage.textContent = u;
+  usage.title = u ? 'What the agent reported for this task (tokens and cost)' : '';
+  if (!task) return;
+  const agent = state.agents.find((a) => a.name === task.agent);
+  const bits = [`Agent ${task.agent}${agent && !(agent.installed ?? agent.available) ? ' (not installed)' : ''}`];
+  if (task.model) bits.push(`model ${task.model}`);
+  if (task.workdir) bits.push(`folder ${task.workdir}`);
+  const created = Date.parse(task.created_at);
+  if (!Number.isNaN(created)) bits.push(`created ${new Date(created).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })}`);
+  if (task.archived_at) bits.push('archived');
+  meta.textContent = bits.join(' · ');
+}
+
+// ---- keyboard ---------------------------------------------------------------
+
+function focusPrompt() {
+  if (state.model) {
+    document.body.classList.remove('show-list');
+    $('prompt').focus();
+  } else {
+    newTask();
+  }
+}
+
+function nextTask(step) {
+  const ids = taskList.shown;
+  if (!ids.length) return;
+  const i = state.model ? ids.indexOf(state.model.taskId) : -1;
+  const next = ids[i < 0 ? (step > 0 ? 0 : ids.length - 1) : (i + step + ids.length) % ids.length];
+  openTask(next);
+  const btn = $('tasks').querySelector(`[data-task-id="${CSS.escape(next)}"]`);
+  if (btn && !narrow.matches) btn.focus();
+  else $('chat-title').focus();
+}
+
+installShortcuts({
+  newTask,
+  focusPrompt,
+  stop: () => { if (!$('stop').hidden) $('stop').click(); },
+  nextTask,
+  help: () => $('shortcuts-dialog').showModal(),
+});
+$('shortcuts-btn').addEventListener('click', () => $('shortcuts-dialog').showModal());
 
 // ---- notices ----------------------------------------------------------------
 

@@ -6,6 +6,7 @@
 import { el, replaceWith } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { noticeKind } from './session.js';
+import { isUsage, isDivider, turnUsageText } from './usage.js';
 
 const TOOL_ICONS = {
   read: '📄', edit: '✏️', delete: '🗑️', move: '📦', search: '🔍', execute: '▶️',
@@ -169,6 +170,18 @@ export class ChatView {
         root.replaceChildren(head('Plan', m), el('div', { class: 'msg-body md' }, renderMarkdown(m.text)));
         break;
       case 'status':
+        if (isUsage(m)) { // quiet: one small line under the turn
+          root.className = 'msg msg-usage';
+          root.replaceChildren(el('div', { class: 'msg-body plain', text: turnUsageText(m) || m.text || '' }));
+          break;
+        }
+        if (isDivider(m)) { // Start fresh: what is above is an earlier agent session
+          root.className = 'msg msg-divider';
+          root.setAttribute('role', 'separator');
+          root.setAttribute('aria-label', m.text || 'Started fresh');
+          root.replaceChildren(el('span', { class: 'divider-text', text: m.text || 'Started fresh' }));
+          break;
+        }
         root.className = `msg msg-status${m.variant ? ` variant-${m.variant}` : ''}`;
         root.replaceChildren(el('div', { class: 'msg-body plain', text: m.text || '' }));
         break;

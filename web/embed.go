@@ -12,8 +12,8 @@ import (
 	"io/fs"
 )
 
-//go:embed index.html style.css favicon.ico *.js
+//go:embed index.html *.css favicon.ico *.js
 var files embed.FS
 
-// Static returns the page: index.html, style.css and the script modules at its root.
+// Static returns the page: index.html, the style sheets and the script modules at its root.
 func Static() fs.FS { return files }

@@ -38,6 +38,43 @@ export function badgeFor(task) {
   }
 }
 
+// The filter choices of the list (index.html #task-filter): what a badge
+// key counts as. An archived task shows only under "archived" and "all".
+const FILTER_KEYS = {
+  working: new Set(['QUEUED', 'RUNNING', 'STARTING', 'IN_PROGRESS', 'WAITING_FOR_INPUT', 'WAITING']),
+  needs: new Set(['FAILED', 'NEEDS_YOU', 'PAUSED']),
+  review: new Set(['REVIEW', 'TODO']),
+  done: new Set(['DONE', 'COMPLETED', 'CANCELLED']),
+};
+
+/** matchesFilter tells whether a task shows under filter and search query. */
+export function matchesFilter(task, filter, query) {
+  const archived = !!task.archived_at;
+  if (filter === 'archived') {
+    if (!archived) return false;
+  } else if (filter !== 'all') {
+    if (archived) return false;
+    if (filter && FILTER_KEYS[filter] && !FILTER_KEYS[filter].has(badgeFor(task).key)) return false;
+  }
+  const q = (query || '').trim().toLowerCase();
+  if (!q) return true;
+  return `${task.title || ''}\n${task.agent || ''}\n${task.workdir || ''}`.toLowerCase().includes(q);
+}
+
+/** shortAge says how long ago ms was, briefly: "now", "5 min", "3 h", "2 d", or a date. */
+export function shortAge(ms, now = Date.now()) {
+  const s = Math.max(0, (now - ms) / 1000);
+  if (s < 60) return 'now';
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h`;
+  if (s < 7 * 86400) return `${Math.floor(s / 86400)} d`;
+  return new Date(ms).toLocaleDateString([], { month: 'short', day: 'numeric' });
+}
+
+function longTime(ms) {
+  return new Date(ms).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+}
+
 export class TaskList {
   /**
    * @param {HTMLElement} list  the <ul>
@@ -48,27 +85,46 @@ export class TaskList {
     this.list = list;
     this.empty = empty;
     this.onOpen = onOpen;
+    this.filter = ''; // index.html #task-filter values
+    this.query = '';
+    this.shown = []; // ids in list order, for next/previous task
   }
 
   render(tasks, selectedId) {
-    const sorted = [...tasks].sort((a, b) => (parseTime(b.created_at) || 0) - (parseTime(a.created_at) || 0));
+    const all = [...tasks];
+    const sorted = all.filter((t) => matchesFilter(t, this.filter, this.query))
+      .sort((a, b) => (parseTime(b.created_at) || 0) - (parseTime(a.created_at) || 0));
     const focused = document.activeElement && this.list.contains(document.activeElement)
       ? document.activeElement.dataset.taskId : '';
     this.list.replaceChildren();
+    const now = Date.now();
     for (const t of sorted) {
       const badge = badgeFor(t);
+      const created = parseTime(t.created_at);
+      const updated = parseTime(t.updated_at) || created;
+      const when = Number.isNaN(updated) ? null : el('time', {
+        class: 'task-time', datetime: t.updated_at,
+        title: `Created ${longTime(created)} · last activity ${longTime(updated)}`,
+        text: shortAge(updated, now),
+      });
       const btn = el('button', {
-        type: 'button', class: 'task',
+        type: 'button', class: `task${t.archived_at ? ' archived' : ''}`,
         'aria-current': t.id === selectedId ? 'true' : null,
         title: badge.hint || null,
         dataset: { taskId: t.id, state: badge.key },
       },
       el('span', { class: 'task-title', text: t.title || t.id }),
+      when,
       el('span', { class: `badge ${badge.key}`, text: badge.label }));
       btn.addEventListener('click', () => this.onOpen(t.id));
       this.list.append(el('li', {}, btn));
       if (t.id === focused) btn.focus(); // a live update must not steal keyboard focus
     }
+    this.shown = sorted.map((t) => t.id);
     this.empty.hidden = sorted.length > 0;
+    if (!sorted.length) {
+      this.empty.textContent = all.length ? 'No task matches.' : 'No tasks yet.';
+    }
+    return { total: all.length, shown: sorted.length };
   }
 }

@@ -71,6 +71,10 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	if !ok {
 		return nil
 	}
+	if ev.Kind == EventUsage { // bookkeeping, not a sign that the turn streams
+		c.events.push(ev)
+		return nil
+	}
 	c.turn.streamed = true
 	switch ev.Kind {
 	case EventAgentMessage:

@@ -158,6 +158,13 @@ func toEvent(u acp.SessionUpdate) (Event, bool) {
 			b.WriteString("- [" + string(e.Status) + "] " + e.Content + "\n")
 		}
 		return Event{Kind: EventPlan, Text: b.String()}, true
+	case u.UsageUpdate != nil:
+		uu := u.UsageUpdate
+		us := &Usage{ContextUsed: uu.Used, ContextSize: uu.Size}
+		if uu.Cost != nil {
+			us.CostAmount, us.CostCurrency = uu.Cost.Amount, uu.Cost.Currency
+		}
+		return Event{Kind: EventUsage, Usage: us}, true
 	}
 	return Event{}, false
 }
@@ -205,6 +212,21 @@ func capText(s string) string {
 		cut--
 	}
 	return s[:cut] + "\n…"
+}
+
+// turnUsage reads a prompt response's token usage; nil when absent.
+func turnUsage(u *acp.Usage) *Usage {
+	if u == nil {
+		return nil
+	}
+	deref := func(p *int) int {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	return &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+		CachedReadTokens: deref(u.CachedReadTokens), ThoughtTokens: deref(u.ThoughtTokens)}
 }
 
 func blockText(c acp.ContentBlock) string {

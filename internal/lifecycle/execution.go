@@ -327,6 +327,7 @@ func (e *Execution) finishTurn(out promptOutcome, cancelled bool) (PromptResult,
 		StopReason:      string(out.resp.StopReason),
 		HadOutput:       turn.output,
 		HadToolActivity: turn.tool,
+		Usage:           turnUsage(out.resp.Usage),
 	}, nil
 }
 

@@ -76,7 +76,21 @@ const (
 	EventToolCall       EventKind = "tool_call"        // a new tool call
 	EventToolCallUpdate EventKind = "tool_call_update" // status/title change of a tool call
 	EventPlan           EventKind = "plan"             // Text is a rendered plan
+	// EventUsage is the agent's usage_update: Usage has the context window
+	// and the cumulative cost. Not activity: it never counts as output.
+	EventUsage EventKind = "usage"
 )
+
+// Usage is what an agent reports of a turn's tokens (ACP PromptResponse
+// usage) and of its session's context window and cost (ACP usage_update
+// session update). Zero fields were not reported.
+type Usage struct {
+	InputTokens, OutputTokens, TotalTokens int
+	CachedReadTokens, ThoughtTokens        int
+	ContextUsed, ContextSize               int     // usage_update: tokens in context, window size
+	CostAmount                             float64 // usage_update: cumulative session cost
+	CostCurrency                           string  // ISO 4217
+}
 
 // Event is one streamed update of the live turn (never a session/load replay).
 type Event struct {
@@ -94,6 +108,8 @@ type Event struct {
 	// answered ("allowed", "rejected" or "cancelled"), with the chosen
 	// option's name; "" on other events.
 	Permission, PermissionOption string
+	// Usage is EventUsage's report; nil on other events.
+	Usage *Usage
 }
 
 // Config of a Manager; zero values mean defaults.
@@ -125,6 +141,9 @@ type PromptResult struct {
 	// of the same name, so a cancelled turn can be judged for replay safety too.
 	HadOutput       bool
 	HadToolActivity bool
+	// Usage is the turn's token usage when the agent reported it (the
+	// prompt response's usage field); nil otherwise.
+	Usage *Usage
 }
 
 var (

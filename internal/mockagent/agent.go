@@ -102,8 +102,9 @@ type agent struct {
 	crash     chan struct{}
 	crashOnce sync.Once
 
-	mu       sync.Mutex      // guards sessions
-	sessions map[string]bool // sessions created or loaded by this process
+	mu       sync.Mutex        // guards sessions, spent
+	sessions map[string]bool   // sessions created or loaded by this process
+	spent    map[string][2]int // /tokens: per session, tokens and cost (millionths of a USD) so far
 
 	late sync.WaitGroup // LateReplay senders; Run waits for them
 }
@@ -264,6 +265,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return a.silent(ctx, sid, reply, time.Duration(sc.ms)*time.Millisecond)
 	case isScenario && sc.name == scStream:
 		return a.streamFast(ctx, sid, sc)
+	case isScenario && sc.name == scTokens:
+		return a.tokens(ctx, sid, reply, sc)
 	}
 	return a.reply(ctx, sid, reply)
 }

@@ -28,6 +28,10 @@
 //	/hang[:N]               sends nothing and answers only session/cancel (stop reason
 //	                        cancelled), the first N prompts: an agent retrying in silence
 //	/silent[:MS]            sends nothing for MS milliseconds, then "Echo: <prompt>"
+//	/tokens[:IN[:OUT[:MICROS]]] "Echo: <prompt>", then a usage_update (context used of a
+//	                        200,000 window, the session's cost so far: MICROS millionths
+//	                        of a USD per turn) and the turn's usage (IN, OUT tokens) in
+//	                        the response; defaults 1200, 340, 12500
 //	anything else           "Echo: <prompt>" in at least three chunks
 //
 // A failing scenario's name may carry a model, "/overloaded@gpt-4o:2" or

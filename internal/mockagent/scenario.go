@@ -39,6 +39,8 @@ const (
 	scHang = "hang"
 	// scSilent sends nothing for MS ("/silent:MS"), then replies.
 	scSilent = "silent"
+	// scTokens replies and reports usage (usage.go): "/tokens:IN:OUT:MICROS".
+	scTokens = "tokens"
 )
 
 // always is N for scenarios that never recover by themselves.
@@ -73,6 +75,8 @@ type scenario struct {
 	ms    int    // slow: total duration; wall: how long the reply after the wall lingers
 	size  int    // stream: bytes of the reply
 	model string // "/name@MODEL": the model its errors name; "" when none
+	// tokens: the usage it reports (input, output tokens; cost in millionths)
+	in, out, micros int
 }
 
 func (s scenario) fails() bool {
@@ -109,6 +113,8 @@ func parseScenario(text string) (scenario, bool) {
 	case scSlow:
 		s.ms = num(1, defaultSlowMS)
 	case scTool:
+	case scTokens:
+		s.in, s.out, s.micros = num(1, defaultTokensIn), num(2, defaultTokensOut), num(3, defaultTokensMicros)
 	case scWall, scSilent:
 		s.ms = num(1, 0)
 	case scStream:

@@ -18,6 +18,17 @@ var (
 	ErrClosed     = errors.New("service is shutting down")
 )
 
+// FieldError is an ErrValidation that names the request field at fault
+// (and a stable reason), so a client can point at it.
+type FieldError struct {
+	Field  string // e.g. "workdir"
+	Reason string // stable: not_absolute, not_found, not_directory, …
+	Msg    string // for the user
+}
+
+func (e *FieldError) Error() string { return ErrValidation.Error() + ": " + e.Msg }
+func (e *FieldError) Unwrap() error { return ErrValidation }
+
 // CreateTaskRequest is task.create.
 type CreateTaskRequest struct {
 	Title       string `json:"title"`

@@ -39,6 +39,9 @@ type Store interface {
 	ClaimPendingRetries(ctx context.Context, claims []store.RetryClaim) ([]bool, error)
 	DeletePendingRetry(ctx context.Context, sessionID string) error
 	ListPendingRetries(ctx context.Context) ([]store.PendingRetry, error)
+	// Task management (taskedit.go).
+	UpdateTask(ctx context.Context, t store.Task) error
+	DeleteTask(ctx context.Context, id string) error
 }
 
 // Execution is one live agent process run; *lifecycle.Execution satisfies it.

@@ -467,9 +467,12 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	s.disarmLocked(rt, outcomeSuperseded)
 	s.dropNoticeLocked(rt)
 	s.retireBannerLocked(rt)
+	fresh := req.Action == RecoverFreshStart
+	if fresh {
+		s.freshDividerLocked(rt) // history.go
+	}
 	next := rt.sess
 	next.Generation++
-	fresh := req.Action == RecoverFreshStart
 	if fresh {
 		next.AgentSessionID = ""
 	}

@@ -217,11 +217,9 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	workdir := req.Workdir
 	ownDir := "" // the workspace created here, removed again if the task is not saved
 	if workdir != "" {
-		if !filepath.IsAbs(workdir) {
-			return TaskView{}, fmt.Errorf("%w: workdir must be an absolute path, got %q", ErrValidation, workdir)
-		}
-		if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
-			return TaskView{}, fmt.Errorf("%w: workdir %q is not an existing directory", ErrValidation, workdir)
+		var err error
+		if workdir, err = checkWorkdir(workdir); err != nil {
+			return TaskView{}, err
 		}
 	} else {
 		workdir = filepath.Join(s.cfg.DataDir, "workspaces", id)
@@ -248,6 +246,33 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.view(), nil
+}
+
+// checkWorkdir validates a user-chosen work directory: an absolute path
+// (a leading ~/ is the daemon user's home) to an existing directory. The
+// error is a *FieldError naming "workdir".
+func checkWorkdir(dir string) (string, error) {
+	dir = strings.TrimSpace(dir)
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok || dir == "~" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(dir) {
+		return "", &FieldError{Field: "workdir", Reason: "not_absolute",
+			Msg: fmt.Sprintf("workdir must be an absolute path (like /home/you/project), got %q", dir)}
+	}
+	dir = filepath.Clean(dir)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", &FieldError{Field: "workdir", Reason: "not_found", Msg: fmt.Sprintf("workdir %q does not exist on the daemon's machine", dir)}
+	case err != nil:
+		return "", &FieldError{Field: "workdir", Reason: "unreadable", Msg: fmt.Sprintf("workdir %q cannot be read by the daemon", dir)}
+	case !st.IsDir():
+		return "", &FieldError{Field: "workdir", Reason: "not_directory", Msg: fmt.Sprintf("workdir %q is a file, not a directory", dir)}
+	}
+	return dir, nil
 }
 
 func defaultTitle(prompt string) string {

@@ -43,6 +43,7 @@ type sessionRT struct {
 	deletes   []string       // ids of messages gone for the user, still in the store
 	reconcile *quartz.Timer  // writes unsaved and dirty state again
 	stream    *streamBuf     // streamed text not yet flushed (stream.go); nil when none
+	gone      bool           // its task was deleted (taskedit.go): nothing is written any more
 }
 
 // chainState describes the retry chain of the current generation.
@@ -192,6 +193,9 @@ func (s *Service) emitLocked(rt *sessionRT, action string, body map[string]any, 
 
 // persistLocked persists one session event and fans it out.
 func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]any, c change) error {
+	if rt.gone {
+		return fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
+	}
 	now := s.now()
 	next := rt.sess
 	if c.sess != nil {

@@ -55,6 +55,7 @@ type turn struct {
 	// streamed lists the messages the turn appended text to, sealed when
 	// it ends (stream.go).
 	streamed []string
+	usage    *lifecycle.Usage // what the agent reported of this turn (usage.go); nil when nothing
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -257,6 +258,10 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 	if t == nil {
 		return
 	}
+	if ev.Kind == lifecycle.EventUsage { // bookkeeping, not activity (usage.go)
+		t.usage = mergeUsage(t.usage, ev.Usage)
+		return
+	}
 	s.activityLocked(rt, t)
 	s.noteProbeOutputLocked(rt, t, ev)
 	switch ev.Kind {
@@ -401,6 +406,7 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 	if err == nil || cancelled {
 		s.flushStreamsLocked(rt, t) // a failure flushes once it knows whether the text was the error line
 	}
+	s.turnUsageLocked(rt, t, res.Usage) // usage.go: under the reply, before the turn's end
 	switch {
 	case t.cancelledRetry:
 		s.gateAbandonLocked(rt, s.now())

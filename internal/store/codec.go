@@ -28,6 +28,26 @@ func parseTime(s string) (time.Time, error) {
 }
 
 // orTime returns t, or def when t is the zero time.
+// fmtNullTime is fmtTime for an optional time: nil is SQL NULL.
+func fmtNullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return fmtTime(*t)
+}
+
+// parseNullTime reads an optional time column.
+func parseNullTime(s sql.NullString) (*time.Time, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	t, err := parseTime(s.String)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
 func orTime(t, def time.Time) time.Time {
 	if t.IsZero() {
 		return def

@@ -40,6 +40,8 @@ type Task struct {
 	// provider overload gates; 0 = the daemon's default. Not in the JSON:
 	// clients see it in whole seconds (orchestrator.TaskView).
 	GateDeadline time.Duration `json:"-"`
+	// ArchivedAt is when the user archived the task; nil while it is not.
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
 }
 
 type Session struct {

@@ -17,6 +17,8 @@ var actions = map[string]actionFunc{
 	ActionTaskCreate:         taskCreate,
 	ActionTaskList:           taskList,
 	ActionTaskGet:            taskGet,
+	ActionTaskUpdate:         taskUpdate,
+	ActionTaskDelete:         taskDelete,
 	ActionSessionSubscribe:   sessionSubscribe,
 	ActionSessionUnsubscribe: sessionUnsubscribe,
 	ActionSessionPage:        sessionPage,
@@ -161,6 +163,45 @@ func taskGet(ctx context.Context, c *conn, req request) (any, func(), error) {
 		return nil, nil, err
 	}
 	return taskResponse{v}, nil, nil
+}
+
+// taskUpdate renames, marks done (or reopens), archives (or restores) a
+// task: {task_id, title?, done?, archived?} → {task}; task.updated goes to
+// every connection.
+func taskUpdate(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.UpdateTaskRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("task_id", p.TaskID)); err != nil {
+		return nil, nil, err
+	}
+	if p.Title != nil && strings.TrimSpace(*p.Title) == "" {
+		return nil, nil, fieldError(CodeValidationError, "title", "title must not be empty")
+	}
+	v, err := c.s.svc.UpdateTask(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return taskResponse{v}, nil, nil
+}
+
+// taskDelete removes a task: {task_id} → {task_id, workdir,
+// workdir_removed}; task.deleted goes to every connection. A working task
+// is a CONFLICT (stop it first).
+func taskDelete(ctx context.Context, c *conn, req request) (any, func(), error) {
+	var p orchestrator.DeleteTaskRequest
+	if err := decodePayload(req.payload, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := firstErr(required("task_id", p.TaskID)); err != nil {
+		return nil, nil, err
+	}
+	res, err := c.s.svc.DeleteTask(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, nil, nil
 }
 
 // sessionSubscribe answers with the snapshot (or the replay after

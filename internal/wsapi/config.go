@@ -20,6 +20,10 @@ type Service interface {
 	CreateTask(ctx context.Context, req orchestrator.CreateTaskRequest) (orchestrator.TaskView, error)
 	ListTasks(ctx context.Context, req orchestrator.ListTasksRequest) (orchestrator.TaskPage, error)
 	GetTask(ctx context.Context, id string) (orchestrator.TaskView, error)
+	// UpdateTask renames, marks done, archives a task (task.update).
+	UpdateTask(ctx context.Context, req orchestrator.UpdateTaskRequest) (orchestrator.TaskView, error)
+	// DeleteTask removes a task (task.delete); task.deleted follows.
+	DeleteTask(ctx context.Context, req orchestrator.DeleteTaskRequest) (orchestrator.DeleteTaskResult, error)
 	Prompt(ctx context.Context, req orchestrator.PromptRequest) error
 	StopTurn(ctx context.Context, req orchestrator.StopRequest) error
 	Recover(ctx context.Context, req orchestrator.RecoverRequest) error

@@ -139,6 +139,37 @@ func (f *fakeService) GetTask(_ context.Context, id string) (orchestrator.TaskVi
 	return v, nil
 }
 
+func (f *fakeService) UpdateTask(_ context.Context, req orchestrator.UpdateTaskRequest) (orchestrator.TaskView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.tasks[req.TaskID]
+	if !ok {
+		return orchestrator.TaskView{}, fmt.Errorf("%w: task %q", orchestrator.ErrNotFound, req.TaskID)
+	}
+	if req.Title != nil {
+		v.Title = *req.Title
+	}
+	if req.Done != nil && *req.Done {
+		if v.State == store.TaskInProgress {
+			return orchestrator.TaskView{}, fmt.Errorf("%w: the task is still working", orchestrator.ErrConflict)
+		}
+		v.State = store.TaskDone
+	}
+	f.tasks[req.TaskID] = v
+	return v, nil
+}
+
+func (f *fakeService) DeleteTask(_ context.Context, req orchestrator.DeleteTaskRequest) (orchestrator.DeleteTaskResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.tasks[req.TaskID]
+	if !ok {
+		return orchestrator.DeleteTaskResult{}, fmt.Errorf("%w: task %q", orchestrator.ErrNotFound, req.TaskID)
+	}
+	delete(f.tasks, req.TaskID)
+	return orchestrator.DeleteTaskResult{TaskID: v.ID, Workdir: v.Workdir}, nil
+}
+
 // checkSession mirrors the orchestrator's ownership rule.
 func (f *fakeService) checkSession(taskID, sessionID string) error {
 	owner, ok := f.sessionTask[sessionID]

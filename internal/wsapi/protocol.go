@@ -36,6 +36,8 @@ const (
 	ActionTaskCreate         = "task.create"
 	ActionTaskList           = "task.list"
 	ActionTaskGet            = "task.get"
+	ActionTaskUpdate         = "task.update"
+	ActionTaskDelete         = "task.delete"
 	ActionSessionSubscribe   = "session.subscribe"
 	ActionSessionUnsubscribe = "session.unsubscribe"
 	ActionSessionPage        = "session.page"
@@ -79,9 +81,12 @@ const errInternalMessage = "internal error; see the daemon log"
 // false for errors that are not the user's business (logged by the caller).
 func toError(err error) (*Error, bool) {
 	var e *Error
+	var fe *orchestrator.FieldError
 	switch {
 	case errors.As(err, &e):
 		return e, true
+	case errors.As(err, &fe):
+		return &Error{Code: CodeValidationError, Message: err.Error(), Details: map[string]any{"field": fe.Field, "reason": fe.Reason}}, true
 	case errors.Is(err, orchestrator.ErrNotFound):
 		return &Error{Code: CodeNotFound, Message: err.Error()}, true
 	case errors.Is(err, orchestrator.ErrValidation):

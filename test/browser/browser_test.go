@@ -224,6 +224,7 @@ func (tb *tab) debugState() string {
 			'retry card: ' + (q('#retry-card') ? (q('#retry-card').hidden ? 'hidden' : q('#retry-card').textContent) : '-'),
 			'banner: ' + (q('#recovery-banner') ? (q('#recovery-banner').hidden ? 'hidden' : q('#recovery-banner').textContent) : '-'),
 			'notice: ' + (q('#notice') && !q('#notice').hidden ? q('#notice').textContent : '-'),
+			'task error: ' + (q('#manage-error') && !q('#manage-error').hidden ? q('#manage-error').textContent : '-'),
 			'messages:',
 			...[...document.querySelectorAll('#messages [data-id]')].map((m) => '  [' + m.dataset.role + ' ' + m.dataset.seq + '] ' + m.textContent.slice(0, 200)),
 		].join('\n');
@@ -312,6 +313,9 @@ func artifactsDir(t *testing.T) string {
 // subscribed to the new task's session; it returns the session id.
 func (tb *tab) createTask(prompt, maxAttempts string) string {
 	tb.t.Helper()
+	if eval[bool](tb, `document.getElementById('new-task').hidden`) {
+		tb.do(chromedp.Click(chromedp.ID("nt-toggle"), chromedp.NodeVisible)) // folded once tasks exist
+	}
 	tb.do(chromedp.SendKeys(chromedp.ID("nt-prompt"), prompt))
 	if maxAttempts != "" {
 		tb.do(chromedp.SendKeys(chromedp.ID("nt-max"), maxAttempts))

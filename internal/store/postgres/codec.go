@@ -28,6 +28,27 @@ func parseTime(s string) (time.Time, error) {
 	return t, nil
 }
 
+// fmtNullTime is fmtTime for an optional time: nil is NULL.
+func fmtNullTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := fmtTime(*t)
+	return &s
+}
+
+// parseNullTime reads an optional time column.
+func parseNullTime(s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := parseTime(*s)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
 func orTime(t, def time.Time) time.Time {
 	if t.IsZero() {
 		return def

@@ -47,6 +47,8 @@ type Store interface {
 	ClaimPendingRetries(ctx context.Context, claims []store.RetryClaim) ([]bool, error)
 	DeletePendingRetry(ctx context.Context, sessionID string) error
 	ListPendingRetries(ctx context.Context) ([]store.PendingRetry, error)
+	UpdateTask(ctx context.Context, t store.Task) error
+	DeleteTask(ctx context.Context, id string) error
 	SchemaVersion(ctx context.Context) (int, error)
 	WriteHealth() store.WriteHealth
 	Close() error
@@ -102,6 +104,8 @@ var tests = []struct {
 	{"DeleteMessageScrubsTheLog", testDeleteMessageScrubsTheLog},
 	{"ListTaskPageWalksEveryTaskInOrder", testListTaskPageWalksEveryTaskInOrder},
 	{"PagesWalkInOrderWithinBudget", testPagesWalkInOrderWithinBudget},
+	{"UpdateTaskArchivesAndRenames", testUpdateTaskArchivesAndRenames},
+	{"DeleteTaskRemovesEverythingOfItsOwn", testDeleteTaskRemovesEverythingOfItsOwn},
 }
 
 // base is a non-UTC time with nanoseconds, to prove times round-trip
