@@ -130,6 +130,8 @@ function checkToken() {
 }
 
 async function onConnected() {
+  // How long the first connect took, for the load-time test (performance marks are free).
+  if (!performance.getEntriesByName('orchestratord:connected').length) performance.mark('orchestratord:connected');
   conn.request('agent.list').then(({ agents }) => { state.agents = agents || []; renderAgents(state.agents); renderHead(); }).catch(showError);
   gates.refresh().catch(showError);
   try {

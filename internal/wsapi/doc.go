@@ -31,6 +31,8 @@
 //	task.create        {title?, prompt, agent?, workdir?, max_attempts?} → {task}
 //	task.list          {limit?, cursor?}                                 → {tasks, next_cursor?}
 //	task.get           {task_id}                                        → {task}
+//	task.update        {task_id, title?, done?, archived?}              → {task}
+//	task.delete        {task_id}                          → {task_id, workdir, workdir_removed}
 //	session.subscribe  {session_id, task_id?, after_seq?} → {task, session, messages?|events?, last_seq}
 //	session.unsubscribe {session_id}                     → {session_id, unsubscribed}
 //	session.prompt     {session_id, task_id?, text}      → {session_id}
@@ -40,8 +42,8 @@
 //	gate.list          {}                                → {enabled, threshold, window_seconds, deadline_seconds, gates}
 //
 // Notifications (type "notification", no id) carry the orchestrator's
-// action and payload unchanged: task.updated and gate.updated ({gate})
-// reach every connection; the
+// action and payload unchanged: task.updated, task.deleted ({task_id}) and
+// gate.updated ({gate}) reach every connection; the
 // session.* events of a subscribed session follow its subscribe response,
 // each with a per-session seq > last_seq. Subscribing again to the same
 // session on a connection replaces the old subscription.

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/orchestratord/orchestratord/test/daemontest"
@@ -535,4 +536,69 @@ func TestUsageShownQuietly(t *testing.T) {
 		t.Errorf("the usage line is not quiet: %+v", q)
 	}
 	tb.screenshot("#chat", "usage.png")
+}
+
+// The first load: what the page fetches and how long it takes, cache off,
+// in fresh tabs (the best counts: the machine is shared). The issue's
+// target is under 300 ms; the test fails past loadLimit, which only a
+// regression (a request waterfall, a big dependency) reaches even on a
+// loaded machine, and logs the numbers for the report.
+func TestFirstLoadIsFast(t *testing.T) {
+	const loadLimit, targetMS, maxBytes = 3000.0, 300.0, 256 << 10
+	d := startDaemon(t, "")
+	seedTasks(t, d, map[string]any{"prompt": "one"})
+	first := newBrowser(t, 1280, 900)
+	type timing struct {
+		DOMContentLoaded, Load, Connected float64
+		Requests                          int
+		Transfer, Decoded                 float64
+		LateModules                       []string
+	}
+	var best timing
+	for i := range 5 {
+		tb := first
+		if i > 0 {
+			tb = first.newTab(t, 1280, 900)
+		}
+		tb.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
+			return err
+		}))
+		tb.open(d.PageURL(""))
+		tb.waitJS("the list", `document.querySelectorAll('#tasks .task').length === 1`, 10*time.Second)
+		tm := eval[timing](tb, `(() => {
+			const n = performance.getEntriesByType('navigation')[0];
+			const rs = performance.getEntriesByType('resource').filter((r) => r.name.startsWith('http'));
+			const conn = performance.getEntriesByName('orchestratord:connected')[0];
+			const app = rs.find((r) => new URL(r.name).pathname === '/app.js');
+			// A module fetched only once app.js has arrived waited for an import to be parsed.
+			const late = rs.filter((r) => r.name.includes('.js') && r !== app && r.startTime > app.responseEnd)
+				.map((r) => new URL(r.name).pathname);
+			return {
+				DOMContentLoaded: n.domContentLoadedEventEnd, Load: n.loadEventEnd,
+				Connected: conn ? conn.startTime : -1,
+				Requests: rs.length + 1,
+				Transfer: rs.reduce((s, r) => s + r.transferSize, n.transferSize),
+				Decoded: rs.reduce((s, r) => s + r.decodedBodySize, n.decodedBodySize),
+				LateModules: late,
+			};
+		})()`)
+		t.Logf("load %d: DOMContentLoaded %.0f ms, load %.0f ms, connected %.0f ms, %d requests, %.0f bytes on the wire (%.0f decoded)",
+			i+1, tm.DOMContentLoaded, tm.Load, tm.Connected, tm.Requests, tm.Transfer, tm.Decoded)
+		if len(tm.LateModules) > 0 {
+			t.Errorf("load %d: modules fetched only after app.js arrived (not preloaded): %v", i+1, tm.LateModules)
+		}
+		if i == 0 || tm.Load < best.Load {
+			best = tm
+		}
+	}
+	avg, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("first load at best: %.0f ms (target %.0f ms), %.0f bytes, %d requests; load average %s",
+		best.Load, targetMS, best.Transfer, best.Requests, strings.TrimSpace(string(avg)))
+	if best.Load > loadLimit {
+		t.Errorf("the page's first load took %.0f ms at best, over %.0f ms", best.Load, loadLimit)
+	}
+	if best.Transfer > maxBytes {
+		t.Errorf("the page loads %.0f bytes, over %d", best.Transfer, maxBytes)
+	}
 }
