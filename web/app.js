@@ -824,7 +824,8 @@ $('notice-close').addEventListener('click', hideNotice);
 // The skip link moves focus without touching the hash (it holds the task).
 document.querySelector('.skip').addEventListener('click', (ev) => {
   ev.preventDefault();
-  ($('prompt').disabled ? $('nt-prompt') : $('prompt')).focus();
+  if ($('prompt').disabled) newTask(); // opens the folded form at its prompt
+  else $('prompt').focus();
 });
 
 renderHead();
