@@ -27,6 +27,11 @@ var openaiRules = []rule{
 		},
 		hint: func(_ *scan, c Classification) Classification { return c }},
 
+	// xAI's per-team limits: "Too many tokens for team … and model grok-4.
+	// Your team's rate limit is — Tokens per Minute (actual/limit): …".
+	{id: "xai.team_rate_limit.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
+		any: []string{"your team's rate limit is", "too many tokens for team", "too many requests for team"}},
+
 	// ChatGPT-plan limits: {"type":"usage_limit_reached","resets_at":…}.
 	{id: "openai.usage_limit_reached.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
 		any: []string{"usage_limit_reached"}},

@@ -642,6 +642,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: The maximum tokens you requested exceed the model limit of 4096.")},
 		neg: []Evidence{txt("the maximum tokens you may request is 4096")},
 	},
+	"xai.team_rate_limit.v1": {
+		pos: []Evidence{txt(`Error: 429 "Too many requests for team 0000 and model grok-4. Your team's rate limit is — Requests per Minute (actual/limit): 61/60."`)},
+		neg: []Evidence{txt("the team has too many tokens to count")},
+	},
 	"openrouter.mid_stream.v1": {
 		pos: []Evidence{txt(`OpenRouter Mid-Stream Error: {"message":"Upstream error","code":502}`)},
 		neg: []Evidence{txt("mid-stream errors are retried")},
