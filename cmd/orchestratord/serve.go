@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/orchestratord/orchestratord/internal/datadir"
+	"github.com/orchestratord/orchestratord/internal/fleet"
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
 	"github.com/orchestratord/orchestratord/internal/orchestrator"
 	"github.com/orchestratord/orchestratord/internal/routingerr"
@@ -46,6 +47,7 @@ type serveOptions struct {
 	hosts      []string
 	maxAgents  int
 	store      string
+	advertise  string
 }
 
 func newServeCmd() *cobra.Command {
@@ -78,6 +80,8 @@ func newServeCmd() *cobra.Command {
 		"stop an agent process idle this long; its next prompt resumes the session (0: keep until shutdown) (env ORCHESTRATORD_AGENT_IDLE_TIMEOUT)")
 	f.IntVar(&o.maxAgents, "max-agents", defaultMaxAgents(),
 		"most agent processes alive at once; more tasks wait in line (QUEUED) and idle agents give way (default: min(cores×4, GiB×2)) (env ORCHESTRATORD_MAX_AGENTS)")
+	f.StringVar(&o.advertise, "advertise-addr", "",
+		"host:port other daemons of the fleet and their clients reach this one at (default: the listen address) (env ORCHESTRATORD_ADVERTISE_ADDR)")
 	f.StringSliceVar(&o.hosts, "allowed-hosts", nil,
 		"host names the UI and API answer to besides localhost, IP addresses and the --addr host, comma-separated; *.example.com for subdomains (env ORCHESTRATORD_ALLOWED_HOSTS)")
 	return cmd
@@ -126,7 +130,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		return err
 	}
 	defer func() { _ = lock.Close() }()
-	fixes, err := datadir.Secure(dataDir, "token", store.FileName, store.FileName+"-wal", store.FileName+"-shm")
+	fixes, err := datadir.Secure(dataDir, "token", fleet.IDFile, store.FileName, store.FileName+"-wal", store.FileName+"-shm")
 	for _, f := range fixes {
 		log.Warn("data dir permissions were open to other users; tightened",
 			zap.String("path", f.Path), zap.String("was", fmt.Sprintf("%04o", f.From)), zap.String("now", fmt.Sprintf("%04o", f.To)))
@@ -220,8 +224,24 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
+	// Listening before the API exists (connections wait in the backlog
+	// until Serve below) tells the fleet the address it is reached at.
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.addr, err)
+	}
+	defer func() { _ = ln.Close() }()
+	self, err := daemonIdentity(dataDir, o.advertise, ln.Addr(), profiles, max(o.maxAgents, 1))
+	if err != nil {
+		return err
+	}
+	members, leave, err := startFleet(ctx, db, self, func() int { live, _ := svc.Load(); return live }, log.Named("fleet"))
+	if err != nil {
+		return err
+	}
+	defer leave() // before the store closes: it marks this daemon stopped
 	api, err := wsapi.New(wsapi.Config{Service: svc, Token: token, Logger: log.Named("wsapi"), Static: web.Static(),
-		AllowedHosts: allowedHosts(o.addr, o.hosts), Health: storeHealth(db)})
+		AllowedHosts: allowedHosts(o.addr, o.hosts), Health: storeHealth(db), Fleet: members})
 	if err != nil {
 		return err
 	}
@@ -230,16 +250,12 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.RequireToken(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	mux.Handle("/", api.Handler())
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.addr, err)
-	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	if err := lock.SetAddr(ln.Addr().String()); err != nil {
 		log.Warn("could not record the listen address in the lock file", zap.Error(err))
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", displayAddr(ln.Addr().String()), token)
-	log.Info("orchestratord listening", zap.String("addr", ln.Addr().String()), zap.String("data_dir", dataDir), zap.String("store", redactStore(o.store)),
+	log.Info("orchestratord listening", zap.String("addr", ln.Addr().String()), zap.String("data_dir", dataDir), zap.String("store", redactStore(o.store)), zap.String("daemon_id", self.ID),
 		zap.String("agents", profileNames(profiles)), zap.Float64("retry_scale", o.retryScale), zap.String("overload_gate", o.gate))
 	if generated {
 		fmt.Fprintf(stdout, "A new access token was generated and saved in %s.\n", filepath.Join(dataDir, "token"))

@@ -27,6 +27,7 @@ var actions = map[string]actionFunc{
 	ActionSessionRecover:     sessionRecover,
 	ActionAgentList:          agentList,
 	ActionGateList:           gateList,
+	ActionFleetList:          fleetList,
 }
 
 // Response payloads.

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/orchestratord/orchestratord/internal/fleet"
 	"github.com/orchestratord/orchestratord/internal/orchestrator"
 )
 
@@ -137,6 +138,10 @@ type Config struct {
 	// Health reports whether the store can write, for /healthz. Nil: always
 	// healthy.
 	Health func() StoreHealth
+	// Fleet lists the daemons of this daemon's fleet, for fleet.list: a
+	// *fleet.Registry on PostgreSQL, a *fleet.Local (just this daemon) on
+	// SQLite. Nil: fleet.list answers UNAVAILABLE.
+	Fleet fleet.Lister
 }
 
 // StoreHealth is the store's write health as /healthz shows it.

@@ -40,6 +40,14 @@
 //	session.recover    {task_id, session_id, action: cancel_retry|resume|fresh_start} → {session_id}
 //	agent.list         {}                                → {agents}
 //	gate.list          {}                                → {enabled, threshold, window_seconds, deadline_seconds, gates}
+//	fleet.list         {live_only?}                      → {self_id, daemons}
+//
+// fleet.list's daemons are the daemons sharing this daemon's PostgreSQL
+// database (on SQLite: just this one), live first, each {id, addr,
+// hostname?, health: live|expired|stopped, self, load, max_agents,
+// profiles, started_at, last_heartbeat, expires_at}; health is judged by
+// the database's clock. load counts the daemon's live agent processes. An
+// unreachable database is UNAVAILABLE.
 //
 // Notifications (type "notification", no id) carry the orchestrator's
 // action and payload unchanged: task.updated, task.deleted ({task_id}) and

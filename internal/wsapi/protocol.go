@@ -29,6 +29,9 @@ const (
 	CodeUnknownAction   = "UNKNOWN_ACTION"
 	CodeRateLimited     = "RATE_LIMITED"
 	CodeInternalError   = "INTERNAL_ERROR"
+	// CodeUnavailable: the request needs something the daemon cannot reach
+	// now (fleet.list: the fleet's database); retrying later may succeed.
+	CodeUnavailable = "UNAVAILABLE"
 )
 
 // Request actions.
@@ -46,6 +49,7 @@ const (
 	ActionSessionRecover     = "session.recover"
 	ActionAgentList          = "agent.list"
 	ActionGateList           = "gate.list"
+	ActionFleetList          = "fleet.list"
 )
 
 // Envelope is every frame in both directions. A request's ID (a string,
