@@ -1,4 +1,4 @@
--- 0002: fleet membership and row leases (internal/fleet), PostgreSQL only:
+-- 0003: fleet membership and row leases (internal/fleet), PostgreSQL only:
 -- a fleet of daemons shares one PostgreSQL database; the SQLite store has
 -- one daemon by construction and no such tables.
 --
