@@ -128,6 +128,10 @@ type Report struct {
 	Duration     time.Duration
 	Load         [2]string // /proc/loadavg at the start and at the end
 	CPUPressure  [2]string // /proc/pressure/cpu "some" avg60 at the start and at the end: the share of time a task waited for a CPU
+
+	// ControlLateness: how late a bare 100ms timer in the harness process
+	// fired meanwhile (timerProbe), sorted: the machine's share.
+	ControlLateness []time.Duration
 }
 
 // LateNote: a retry firing later than this is attributed (Report.LateCauses).
@@ -170,6 +174,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer r.close()
+	r.probe = startTimerProbe()
 	for i, seed := range cfg.Seeds {
 		if ctx.Err() != nil {
 			break
@@ -201,8 +206,9 @@ type runner struct {
 	mu       sync.Mutex // guards sessions (actions run from one goroutine; fill frees from a timer-free step)
 	sessions []*session
 
-	rep  *Report
-	seen map[string]bool // violation keys already reported
+	rep   *Report
+	seen  map[string]bool // violation keys already reported
+	probe *timerProbe     // the control timer, from the first round to the report
 
 	// fullDisk are the spans the disk was full (and a moment after): a
 	// retry due then may be late, its claim waiting on the store.
@@ -400,6 +406,10 @@ func (r *runner) report(began time.Time) *Report {
 	r.rep.Duration = time.Since(began)
 	r.rep.Load[1] = loadavg()
 	r.rep.CPUPressure[1] = cpuPressure()
+	if r.probe != nil {
+		r.rep.ControlLateness = r.probe.finish()
+		r.probe = nil
+	}
 	return r.rep
 }
 

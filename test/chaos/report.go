@@ -35,6 +35,18 @@ func (rep *Report) Write(w io.Writer) {
 		"could not be claimed on a full disk (could-not-save banner) %d\n\n",
 		rep.Retries, Percentile(rep.Lateness, 0.5).Round(time.Millisecond), Percentile(rep.Lateness, 0.99).Round(time.Millisecond),
 		Percentile(rep.Lateness, 1).Round(time.Millisecond), rep.DiskDelayed, rep.Interrupted, rep.Superseded, rep.ClaimUnsaved)
+	if n := len(rep.ControlLateness); n > 0 {
+		over := 0
+		for _, d := range rep.ControlLateness {
+			if d > 100*time.Millisecond {
+				over++
+			}
+		}
+		c := rep.ControlLateness
+		fmt.Fprintf(w, "control: a bare %v time.AfterFunc in the harness process, on the same machine meanwhile, fired late by p50 %v, p99 %v, max %v "+
+			"(%d timers, %d over 100ms)\n\n", probeEvery, Percentile(c, 0.5).Round(time.Millisecond), Percentile(c, 0.99).Round(time.Millisecond),
+			Percentile(c, 1).Round(time.Millisecond), n, over)
+	}
 	if len(rep.LateCauses) > 0 {
 		fmt.Fprintf(w, "| retries later than %v, by where most of the time went | retries |\n|---|---:|\n", LateNote)
 		for _, k := range sortedKeys(rep.LateCauses) {
