@@ -72,6 +72,7 @@ func (s *Service) markAgentMsgsLocked(rt *sessionRT, t *turn, key string, value 
 // sanitised and capped at a line boundary: what a user copies into a bug
 // report, without the agent's log lines.
 func errorDetail(ev routingerr.Evidence) string {
+	ev = routingerr.SanitizeEvidence(ev) // each field, and the whole again below
 	var b strings.Builder
 	if ev.HasRPCError {
 		fmt.Fprintf(&b, "JSON-RPC error %d: %s", ev.RPCCode, ev.RPCMessage)
