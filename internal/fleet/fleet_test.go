@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orchestratord/orchestratord/internal/fleet"
 	"github.com/orchestratord/orchestratord/internal/store/pgtest"
@@ -327,4 +329,37 @@ func TestTakeExpiredSharesADeadHoldersLeasesOnce(t *testing.T) {
 	var gates int
 	require.NoError(t, p.QueryRow(t.Context(), "SELECT count(*) FROM fleet_leases WHERE kind = 'gate' AND holder = 'dead'").Scan(&gates))
 	require.Equal(t, 1, gates, "another kind's leases are left alone")
+}
+
+// A heartbeat that fails (the database refuses it) is logged once and
+// retried every tick; the daemon carries on and its lease is renewed when
+// the database is back.
+func TestHeartbeatFailureIsRetriedEveryTick(t *testing.T) {
+	p := pool(t)
+	clk := quartz.NewMock(t)
+	core, logs := observer.New(zap.InfoLevel)
+	self := identity("127.0.0.1:7006")
+	ticks := clk.Trap().NewTicker("fleet", "heartbeat")
+	defer ticks.Close()
+	r, err := fleet.New(fleet.Config{Pool: p, Self: self, Lease: 3 * time.Second, Clock: clk, Logger: zap.New(core)})
+	require.NoError(t, err)
+	require.NoError(t, r.Start(t.Context()))
+	defer func() { require.NoError(t, r.Close()) }()
+	ticks.MustWait(t.Context()).MustRelease(t.Context())
+	first := member(t, r, self.ID).LastHeartbeat
+
+	_, err = p.Exec(t.Context(), "ALTER TABLE fleet_members RENAME TO fleet_members_away")
+	require.NoError(t, err)
+	for range 3 {
+		clk.Advance(time.Second).MustWait(t.Context())
+	}
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("heartbeat failed").Len() == 1 }, 10*time.Second, 10*time.Millisecond)
+	_, err = p.Exec(t.Context(), "ALTER TABLE fleet_members_away RENAME TO fleet_members")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		clk.Advance(time.Second).MustWait(t.Context())
+		return member(t, r, self.ID).LastHeartbeat.After(first)
+	}, 10*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("heartbeat recovered").Len() == 1 }, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, 1, logs.FilterMessageSnippet("heartbeat failed").Len(), "logged once, not every tick")
 }
