@@ -23,6 +23,7 @@ type fileConfig struct {
 	Retry    *retryConfig                 `json:"retry"`
 	Overload *overloadConfig              `json:"overload"`
 	Notify   *notifyConfig                `json:"notify"`
+	Usage    *usageConfig                 `json:"usage_limit"`
 }
 
 // overloadConfig is the `overload:` section: the provider overload gate.

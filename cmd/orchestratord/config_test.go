@@ -89,3 +89,33 @@ func TestProfileSilenceFields(t *testing.T) {
 	_, err = loadFileConfig(path)
 	require.Error(t, err, "a malformed duration is refused")
 }
+
+func TestUsageLimitConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`usage_limit:
+  default: wait
+  margin: 1m
+  probe_every: 30m
+  max_wait: 12h
+  release_window: 20s
+`), 0o600))
+	fc, err := loadFileConfig(path)
+	require.NoError(t, err)
+	uc, err := usageLimitConfig(1, fc)
+	require.NoError(t, err)
+	assert.Equal(t, "wait", uc.Default)
+	assert.Equal(t, time.Minute, uc.Margin)
+	assert.Equal(t, 30*time.Minute, uc.ProbeEvery)
+	assert.Equal(t, 12*time.Hour, uc.MaxWait)
+	assert.Equal(t, 20*time.Second, uc.ReleaseWindow)
+	for _, bad := range []string{"usage_limit: {default: sometimes}", "usage_limit: {probe_every: 1m}", "usage_limit: {margin: soon}",
+		"usage_limit: {max_wait: 30d}", "usage_limit: {margn: 1s}"} {
+		require.NoError(t, os.WriteFile(path, []byte(bad), 0o600))
+		fc, err := loadFileConfig(path)
+		if err != nil {
+			continue // unknown keys fail at parse time
+		}
+		_, err = usageLimitConfig(1, fc)
+		assert.Error(t, err, bad)
+	}
+}

@@ -178,6 +178,10 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	usage, err := usageLimitConfig(o.retryScale, files...)
+	if err != nil {
+		return err
+	}
 	db, err := openDaemonStore(ctx, o.store, dataDir)
 	if err != nil {
 		return err
@@ -216,6 +220,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
 		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
 		IdleTimeout: idleTimeout(o.idle), MaxAgents: max(o.maxAgents, 1), Attention: attentionSink{notifier},
+		Usage: usage,
 	})
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@
 //	/conn-closed[:N]        streams two chunks, then -32603 "…Connection closed mid-response…"
 //	/rate-limit[:N[:SECS]]  -32603 429 rate_limit_error with "try again in SECSs" and
 //	                        "retry-after: SECS" (also data.headers["retry-after"]); SECS default 2
-//	/usage-limit[:N]        -32603 "Claude AI usage limit reached|<epoch of the next full hour>"
+//	/usage-limit[:N[:SECS]] -32603 "Claude AI usage limit reached|<epoch>": the reset SECS from
+//	                        now, or the next full hour without SECS
 //	/auth[:N]               -32000 "Authentication required", data.details "Invalid API key · Please run /login"
 //	/too-long[:N]           -32603 400 "prompt is too long: 212345 tokens > 200000 maximum"
 //	/crash[:N]              streams a chunk, then the process exits with status 1

@@ -71,7 +71,7 @@ type scenario struct {
 	name  string
 	token string // as written, e.g. "/rate-limit:2:5"; kept in history
 	n     int    // failing scenarios: how many prompts fail before recovery
-	secs  int    // rate-limit: retry hint
+	secs  int    // rate-limit: retry hint; usage-limit: seconds until the reset (0: the next full hour)
 	ms    int    // slow: total duration; wall: how long the reply after the wall lingers
 	size  int    // stream: bytes of the reply
 	model string // "/name@MODEL": the model its errors name; "" when none
@@ -122,6 +122,9 @@ func parseScenario(text string) (scenario, bool) {
 	case scRateLimit:
 		s.n = num(1, failDefaults[s.name])
 		s.secs = num(2, defaultRetryAfterSecs)
+	case scUsageLimit:
+		s.n = num(1, failDefaults[s.name])
+		s.secs = num(2, 0) // 0: the reset is the next full hour
 	default:
 		def, ok := failDefaults[s.name]
 		if !ok {
@@ -184,6 +187,9 @@ func scenarioErrorOf(s scenario, now time.Time) *acp.RequestError {
 		}}
 	case scUsageLimit:
 		reset := now.Add(time.Hour).Truncate(time.Hour).Unix()
+		if s.secs > 0 {
+			reset = now.Add(time.Duration(s.secs) * time.Second).Unix()
+		}
 		return apiError(fmt.Sprintf("Claude AI usage limit reached|%d", reset))
 	case scAuth:
 		return &acp.RequestError{Code: -32000, Message: "Authentication required",

@@ -25,6 +25,7 @@ func TestParseScenario(t *testing.T) {
 		{"/rate-limit", true, scRateLimit, 1, 2, 0},
 		{"/rate-limit:2:9", true, scRateLimit, 2, 9, 0},
 		{"/usage-limit", true, scUsageLimit, always, 0, 0},
+		{"/usage-limit:1:3", true, scUsageLimit, 1, 3, 0},
 		{"/auth", true, scAuth, always, 0, 0},
 		{"/auth:1", true, scAuth, 1, 0, 0},
 		{"/too-long", true, scTooLong, always, 0, 0},
@@ -79,6 +80,7 @@ func TestScenarioErrorShapes(t *testing.T) {
 		{"/rate-limit:1:5", -32603, "Please try again in 5s."},
 		{"/rate-limit:1:5", -32603, "retry-after: 5"},
 		{"/usage-limit", -32603, "Claude AI usage limit reached|" + strconv.FormatInt(now.Add(35*time.Minute).Unix(), 10)},
+		{"/usage-limit:1:90", -32603, "Claude AI usage limit reached|" + strconv.FormatInt(now.Add(90*time.Second).Unix(), 10)},
 		{"/auth", -32000, "Authentication required"},
 		{"/too-long", -32603, "prompt is too long: 212345 tokens > 200000 maximum"},
 	} {

@@ -41,6 +41,11 @@ type CreateTaskRequest struct {
 	// daemon's (overload deadline, 30m by default), else up to
 	// MaxGateDeadline. On the wire: gate_deadline_seconds (wsapi).
 	GateDeadline time.Duration `json:"-"`
+	// OnUsageLimit: "wait" parks the task's sessions until an exhausted
+	// usage window resets (and waits out long rate-limit hints), "ask"
+	// shows the banner; "" → the daemon's default (Config.Usage.Default).
+	// Either way capped by GateDeadline, else Config.Usage.MaxWait.
+	OnUsageLimit string `json:"on_usage_limit"`
 }
 
 // MaxTaskPage is the largest (and the default) page of task.list.

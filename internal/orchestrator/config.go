@@ -124,6 +124,9 @@ type Config struct {
 	// Attention hears of banners, finished turns and parked retries
 	// (attention.go), e.g. for webhooks; nil: nobody.
 	Attention AttentionSink
+	// Usage configures waiting out usage windows and long hints
+	// (usage_config.go); zero values are the defaults.
+	Usage UsageConfig
 }
 
 // DefaultSnapshotPageBytes is Config.SnapshotPageBytes's default.

@@ -131,8 +131,7 @@ func (s *Service) gateNotice(rt *sessionRT, rec store.PendingRetry, v gateView, 
 			"waiting":  v.waiting,
 			"deadline": deadline.UTC().Format(time.RFC3339Nano),
 		},
-		Actions: []store.Action{{ID: "cancel_retry", Label: "Cancel", Type: "ws_request", Action: "session.recover",
-			Payload: map[string]any{"task_id": rt.task.ID, "session_id": rt.sess.ID, "action": RecoverCancelRetry}}},
+		Actions: waitingActions(rt),
 	}
 }
 

@@ -46,6 +46,9 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 	d := s.policy.Decide(c, ev, routingerr.AttemptState{
 		Retry: t.retry, TaskMaxAttempts: rt.task.MaxAttempts, ChainMax: rt.chain.max,
 	}, now)
+	// A session that waited on a usage window and does not wait on it
+	// again leaves it (usagewindow.go).
+	defer s.usageAfterFailureLocked(rt, usageKeyOf(rt.retry))
 	s.log.Warn("agent turn failed",
 		zap.String("session_id", rt.sess.ID), zap.String("task_id", rt.task.ID),
 		zap.String("phase", string(ev.Phase)), zap.String("code", c.Code), zap.String("class", string(c.Class)),
@@ -73,6 +76,9 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 	if s.gateFailedLocked(rt, t, c, d, now) {
 		return
 	}
+	if s.usageFailedLocked(rt, t, c, d, now) {
+		return
+	}
 	if d.Kind == routingerr.DecisionRetry {
 		if err := s.parkLocked(rt, t, c, d, now); err == nil {
 			return
@@ -83,7 +89,7 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 	if reason == "" {
 		reason = string(c.Class) // a usage window (wait_for_reset) has no policy reason
 	}
-	s.recoveryBannerLocked(rt, t, recoveryReason{kind: reason, class: c, decision: d, retries: t.retry, detail: errorDetail(ev)})
+	s.recoveryBannerLocked(rt, t, recoveryReason{kind: reason, class: c, decision: d, retries: t.retry, detail: errorDetail(ev), hung: t.hung})
 }
 
 // markInterruptedLocked sets metadata interrupted=true on the agent text
@@ -178,8 +184,7 @@ func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.Pendi
 			"kind": kindRetryNotice, "retrying": true, "attempt": rec.Attempt, "max_attempts": rec.MaxAttempts,
 			"retry_at": rec.RetryAt.UTC().Format(time.RFC3339Nano), "failure_code": rec.Code, "rule_id": rec.RuleID,
 		},
-		Actions: []store.Action{{ID: "cancel_retry", Label: "Cancel", Type: "ws_request", Action: "session.recover",
-			Payload: map[string]any{"task_id": rt.task.ID, "session_id": rt.sess.ID, "action": RecoverCancelRetry}}},
+		Actions: waitingActions(rt),
 	}
 	return s.writeNoticeLocked(rt, m, change{retry: &rec})
 }
@@ -212,7 +217,7 @@ func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
 	if p.dispatching || rt.turn != nil {
 		return // already claimed
 	}
-	if s.gateDueLocked(rt, p) {
+	if s.usageDueLocked(rt, p) || s.gateDueLocked(rt, p) {
 		return
 	}
 	s.dispatchLocked(rt, p)
@@ -271,6 +276,7 @@ func (s *Service) clearRetryLocked(rt *sessionRT) {
 	if p.gate != "" {
 		s.gateLeaveLocked(rt.sess.ID, p.gate, s.now())
 	}
+	s.usageLeaveLocked(rt.sess.ID, usageKeyOf(p))
 	rt.retry = nil
 	s.cfg.Metrics.parkedSessions.Dec()
 	if err := s.store.DeletePendingRetry(s.storeCtx(), rt.sess.ID); err != nil {
@@ -317,7 +323,9 @@ type recoveryReason struct {
 	class    routingerr.Classification
 	decision routingerr.Decision
 	retries  int
-	wait     time.Duration // gate_deadline: the deadline that passed
+	wait     time.Duration // gate_deadline: the deadline that passed; usage_deadline: how long the task may wait
+	until    time.Time     // usage_deadline: when the window resets (or the hint ends)
+	hung     bool          // the last attempt was cancelled for its silence (silence.go)
 	cause    error         // store_failed: the write that failed
 	detail   string        // the failure as reported, sanitised (errorDetail)
 }
@@ -332,7 +340,14 @@ func (r recoveryReason) text() string {
 	case "interrupted_retry":
 		return "The daemon stopped while a retry was being sent. Nothing was re-sent automatically."
 	case "exhausted":
+		if r.hung {
+			return hungText(r.retries)
+		}
 		return exhaustedText(c.Code, r.retries)
+	case kindUsageDeadline:
+		return usageDeadlineText(r)
+	case routingerr.ReasonHintTooLong:
+		return hintTooLongText(r)
 	case kindGateDeadline:
 		return deadlineText(c.Code, r.wait)
 	case "disabled":
@@ -397,6 +412,9 @@ func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason)
 	if r.class.ResetAt != nil {
 		meta["reset_at"] = r.class.ResetAt.UTC().Format(time.RFC3339)
 	}
+	if r.kind == routingerr.ReasonHintTooLong && !r.decision.Until.IsZero() {
+		meta["could_retry_at"] = r.decision.Until.UTC().Format(time.RFC3339Nano) // when a wait would have ended
+	}
 	if r.cause != nil {
 		meta["store_error"] = r.cause.Error()
 	}
@@ -435,9 +453,9 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 		return fmt.Errorf("%w: task_id is required", ErrValidation)
 	}
 	switch req.Action {
-	case RecoverCancelRetry, RecoverResume, RecoverFreshStart:
+	case RecoverCancelRetry, RecoverRetryNow, RecoverResume, RecoverFreshStart:
 	default:
-		return fmt.Errorf("%w: action must be cancel_retry, resume or fresh_start, got %q", ErrValidation, req.Action)
+		return fmt.Errorf("%w: action must be cancel_retry, retry_now, resume or fresh_start, got %q", ErrValidation, req.Action)
 	}
 	rt, err := s.session(ctx, req.SessionID, req.TaskID)
 	if err != nil {
@@ -445,8 +463,11 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if req.Action == RecoverCancelRetry {
+	switch req.Action {
+	case RecoverCancelRetry:
 		return s.cancelRetryLocked(rt)
+	case RecoverRetryNow:
+		return s.retryNowLocked(rt)
 	}
 	if rt.turn != nil {
 		return fmt.Errorf("%w: a turn is running; stop it before %s", ErrConflict, req.Action)
@@ -567,6 +588,7 @@ func (s *Service) Start(ctx context.Context) error {
 			gated[key] = append(gated[key], rt) // restoreGates arms it
 		default:
 			rt.chain = chainOf(rec.Attempt-1, rec.MaxAttempts, deadline)
+			s.usageRestore(rec.SessionID, rt.retry)
 			delay := rec.RetryAt.Sub(s.now())
 			s.armLocked(rt, delay)
 			s.log.Info("pending retry re-armed", zap.String("session_id", rec.SessionID),

@@ -40,6 +40,8 @@ type Service struct {
 
 	gate gateOwner // provider overload gates (gate.go)
 
+	usage usageOwner // usage windows (usagewindow.go)
+
 	claims claimBatcher // retries due together share one claim (claims.go)
 	slots  agentSlots   // live agent processes and their line (queue.go)
 }
@@ -55,6 +57,9 @@ func New(cfg Config) (*Service, error) {
 	if err := cfg.Overload.Validate(); err != nil {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
+	if err := cfg.Usage.Validate(); err != nil {
+		return nil, fmt.Errorf("orchestrator: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{
 		cfg:      cfg,
@@ -67,6 +72,7 @@ func New(cfg Config) (*Service, error) {
 		slots:    agentSlots{max: max(cfg.MaxAgents, 0)},
 		gate: gateOwner{cfg: cfg.Overload.WithDefaults(), rand: orRand(cfg.Rand),
 			gates: make(map[string]*gateRT), releases: make(map[string]*pendingRelease)},
+		usage: newUsageOwner(cfg.Usage, orRand(cfg.Rand)),
 	}, nil
 }
 
@@ -137,6 +143,7 @@ func (s *Service) Close() error {
 		rt.mu.Unlock()
 	}
 	s.closeGates()
+	s.closeUsage()
 	s.cancel()
 	s.wg.Wait()
 	// Agent processes end in parallel: each Close may wait out a kill
@@ -206,6 +213,9 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	if err := validateGateDeadline(req.GateDeadline); err != nil {
 		return TaskView{}, err
 	}
+	if err := validateOnUsageLimit(req.OnUsageLimit); err != nil {
+		return TaskView{}, err
+	}
 	title := routingerr.Sanitize(strings.TrimSpace(req.Title))
 	if title == "" {
 		title = defaultTitle(routingerr.Sanitize(req.Prompt)) // sanitised whole: a cut key would not look like one
@@ -230,7 +240,7 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	}
 	now := s.now()
 	task := store.Task{ID: id, Title: title, Agent: agent, Workdir: workdir, MaxAttempts: maxAttempts,
-		GateDeadline: req.GateDeadline, State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
+		GateDeadline: req.GateDeadline, OnUsageLimit: req.OnUsageLimit, State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
 	sess := store.Session{ID: uuid.NewString(), TaskID: id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.CreateTask(ctx, task, sess); err != nil {
 		if ownDir != "" {

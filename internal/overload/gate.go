@@ -277,6 +277,24 @@ func (g *Gate) ProbeDue(now time.Time) string {
 	return w.Session
 }
 
+// ProbeNow makes a waiting session the probe at once, whatever the probe
+// schedule says (a user pressed Retry now), when the probe slot is free;
+// false when the gate is not open, the session does not wait on it, or
+// another probe is in flight.
+func (g *Gate) ProbeNow(session string, now time.Time) bool {
+	if g.state != Open || g.probe != nil {
+		return false
+	}
+	w, ok := g.waiting[session]
+	if !ok {
+		return false
+	}
+	waiter := *w.Value.(*Waiter)
+	g.remove(session)
+	g.startProbe(waiter, now)
+	return true
+}
+
 // Succeeded records a successful turn on this key: proof that the provider
 // answers. An open gate closes and every waiting session is released,
 // spread over Config.ReleaseWindow in the order they queued; a closed gate

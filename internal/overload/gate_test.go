@@ -427,3 +427,20 @@ func TestNextProbeIsUnknownWhileProbing(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, at(5*s+DefaultProbeTimeout), wake, "the timer still wakes for the timeout")
 }
+
+// Retry now on a waiting session: it becomes the probe at once when the
+// slot is free, and not while another probe is in flight.
+func TestProbeNow(t *testing.T) {
+	g := New("claude", Config{Threshold: 1}, nil)
+	require.Equal(t, Wait, g.Failed("a", time.Time{}, at(0)))
+	require.Equal(t, Wait, g.Failed("b", time.Time{}, at(0)))
+	require.False(t, g.ProbeNow("nobody", at(time.Second)), "not waiting")
+	require.True(t, g.ProbeNow("b", at(time.Second)), "before its next probe is due")
+	require.True(t, g.IsProbe("b"))
+	require.Equal(t, 1, g.Waiting())
+	require.False(t, g.ProbeNow("a", at(2*time.Second)), "a probe is in flight")
+	rel := g.Succeeded("b", at(3*time.Second))
+	require.Len(t, rel, 1)
+	require.Equal(t, "a", rel[0].Session)
+	require.False(t, g.ProbeNow("a", at(4*time.Second)), "closed")
+}

@@ -28,8 +28,9 @@ type PolicyConfig struct {
 	// RateLimited: rate_limited. The provider's hint is used when there is
 	// one; these delays when not. Default 5s, 15s, 30s; budget 3.
 	RateLimited Schedule
-	// MaxShortHint: a rate-limit hint longer than this is not retried
-	// automatically; the decision waits until it has passed. Default 2m.
+	// MaxShortHint: a rate-limit (429) or unavailable (503) hint longer
+	// than this is not retried on the schedule; the decision waits until it
+	// has passed (wait_until, hint_too_long). Default 2m.
 	MaxShortHint time.Duration
 	// Jitter: a delay d becomes d*(1+u*Jitter), u in [0,1). Jitter only
 	// lengthens, so a delay is never below the schedule nor the provider's
@@ -237,7 +238,9 @@ func (p *Policy) Decide(c Classification, ev Evidence, st AttemptState, now time
 	case (ev.HadOutput && !c.OutputIsError || ev.HadToolActivity) && !c.ResumeSafe:
 		base.Kind, base.Reason = DecisionManual, ReasonReplayUnsafe
 		return base
-	case family == FamilyRateLimited && c.RetryAfter != nil && *c.RetryAfter > p.cfg.MaxShortHint:
+	case (family == FamilyRateLimited || c.Code == "unavailable") && c.RetryAfter != nil && *c.RetryAfter > p.cfg.MaxShortHint:
+		// A 429 or a 503 asking for longer than a short wait: the task
+		// may wait it out (orchestrator: on_usage_limit), else the banner.
 		base.Kind, base.Reason = DecisionWaitUntil, ReasonHintTooLong
 		base.Until = now.Add(*c.RetryAfter)
 		return base

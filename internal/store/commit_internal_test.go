@@ -12,7 +12,7 @@ import (
 // insertTask is a write that adds task id.
 func insertTask(id string) func(ctx context.Context, tx *sql.Tx) error {
 	return func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, 't', 'mock', '/w', 0, 'todo', ?, ?, 0, NULL)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, 't', 'mock', '/w', 0, 'todo', ?, ?, 0, NULL, '')`,
 			id, "2026-01-01T00:00:00.000000000Z", "2026-01-01T00:00:00.000000000Z")
 		return err
 	}

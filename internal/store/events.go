@@ -79,7 +79,7 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 				AND pending_retries.attempt = k.att AND pending_retries.state = 'pending'
 			RETURNING pending_retries.session_id`},
 		{&h.deleteRetry, `DELETE FROM pending_retries WHERE session_id = ?`},
-		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ?, gate_deadline_ns = ?, archived_at = ? WHERE id = ?`},
+		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ?, gate_deadline_ns = ?, archived_at = ?, on_usage_limit = ? WHERE id = ?`},
 	} {
 		s, err := w.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -209,7 +209,7 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 
 		if t := w.Task; t != nil {
 			res, err := tx.StmtContext(ctx, db.hot.replaceTask).ExecContext(ctx,
-				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), t.GateDeadline, fmtNullTime(t.ArchivedAt), t.ID)
+				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), t.GateDeadline, fmtNullTime(t.ArchivedAt), t.OnUsageLimit, t.ID)
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,17 @@ type Task struct {
 	GateDeadline time.Duration `json:"-"`
 	// ArchivedAt is when the user archived the task; nil while it is not.
 	ArchivedAt *time.Time `json:"archived_at,omitempty"`
+	// OnUsageLimit is what the task does when a usage window is exhausted:
+	// UsageLimitWait parks it until the reset, UsageLimitAsk shows the
+	// banner; "" = the daemon's default.
+	OnUsageLimit string `json:"on_usage_limit,omitempty"`
 }
+
+// Task.OnUsageLimit values.
+const (
+	UsageLimitWait = "wait"
+	UsageLimitAsk  = "ask"
+)
 
 type Session struct {
 	ID             string    `json:"id"`

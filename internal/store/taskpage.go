@@ -42,7 +42,7 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 		var archived sql.NullString
 		var sid, stask, sstate, sagent, screated, supdated sql.NullString
 		var sgen, sseq sql.NullInt64
-		if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &t.GateDeadline, &archived, &row,
+		if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &t.GateDeadline, &archived, &t.OnUsageLimit, &row,
 			&sid, &stask, &sstate, &sagent, &sgen, &sseq, &screated, &supdated); err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 // listTaskPageSQL: one page of tasks (plus one, to tell whether another
 // page follows) by the (created_at) index, which holds the rowid too, joined
 // to their sessions by sessions_by_task.
-const listTaskPageSQL = `SELECT t.id, t.title, t.agent, t.workdir, t.max_attempts, t.state, t.created_at, t.updated_at, t.gate_deadline_ns, t.archived_at, t.rowid,
+const listTaskPageSQL = `SELECT t.id, t.title, t.agent, t.workdir, t.max_attempts, t.state, t.created_at, t.updated_at, t.gate_deadline_ns, t.archived_at, t.on_usage_limit, t.rowid,
 	s.id, s.task_id, s.state, s.agent_session_id, s.generation, s.last_seq, s.created_at, s.updated_at
 FROM (SELECT rowid, * FROM tasks WHERE ?1 OR (created_at, rowid) < (?2, ?3) ORDER BY created_at DESC, rowid DESC LIMIT ?4) AS t
 LEFT JOIN sessions s ON s.task_id = t.id

@@ -6,13 +6,13 @@ import (
 	"fmt"
 )
 
-const taskColumns = `id, title, agent, workdir, max_attempts, state, created_at, updated_at, gate_deadline_ns, archived_at`
+const taskColumns = `id, title, agent, workdir, max_attempts, state, created_at, updated_at, gate_deadline_ns, archived_at, on_usage_limit`
 
 func scanTask(s scanner) (Task, error) {
 	var t Task
 	var created, updated string
 	var archived sql.NullString
-	if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &t.GateDeadline, &archived); err != nil {
+	if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &t.GateDeadline, &archived, &t.OnUsageLimit); err != nil {
 		return Task{}, err
 	}
 	var err error
@@ -49,8 +49,8 @@ func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error {
 		}
 	}
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt), t.GateDeadline, fmtNullTime(t.ArchivedAt)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt), t.GateDeadline, fmtNullTime(t.ArchivedAt), t.OnUsageLimit); err != nil {
 			return mapConstraint(err, "task "+t.ID)
 		}
 		if s.ID == "" {

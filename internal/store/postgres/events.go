@@ -196,8 +196,8 @@ func (db *DB) appendTx(ctx context.Context, w store.EventWrite, args []any) erro
 
 		if t := w.Task; t != nil {
 			tag, err := tx.Exec(ctx, `UPDATE tasks SET title = $1, agent = $2, workdir = $3, max_attempts = $4, state = $5,
-				updated_at = $6, gate_deadline_ns = $7, archived_at = $8 WHERE id = $9`,
-				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), int64(t.GateDeadline), fmtNullTime(t.ArchivedAt), t.ID)
+				updated_at = $6, gate_deadline_ns = $7, archived_at = $8, on_usage_limit = $9 WHERE id = $10`,
+				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), int64(t.GateDeadline), fmtNullTime(t.ArchivedAt), t.OnUsageLimit, t.ID)
 			if err != nil {
 				return err
 			}

@@ -16,7 +16,7 @@ import (
 // Tasks, sessions, executions and gates: the SQLite store's contracts
 // (see the methods of *store.DB of the same names).
 
-const taskColumns = `id, title, agent, workdir, max_attempts, state, created_at, updated_at, gate_deadline_ns, archived_at`
+const taskColumns = `id, title, agent, workdir, max_attempts, state, created_at, updated_at, gate_deadline_ns, archived_at, on_usage_limit`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -25,7 +25,7 @@ func scanTask(s scanner) (store.Task, error) {
 	var created, updated string
 	var deadline int64
 	var archived *string
-	if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &deadline, &archived); err != nil {
+	if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &deadline, &archived, &t.OnUsageLimit); err != nil {
 		return store.Task{}, err
 	}
 	t.GateDeadline = time.Duration(deadline)
@@ -43,10 +43,10 @@ func scanTask(s scanner) (store.Task, error) {
 }
 
 func taskArgs(t store.Task) []any {
-	return []any{t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt), int64(t.GateDeadline), fmtNullTime(t.ArchivedAt)}
+	return []any{t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt), int64(t.GateDeadline), fmtNullTime(t.ArchivedAt), t.OnUsageLimit}
 }
 
-const insertTaskSQL = `INSERT INTO tasks (` + taskColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+const insertTaskSQL = `INSERT INTO tasks (` + taskColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
 // CreateTask inserts a task and its first session in one transaction.
 func (db *DB) CreateTask(ctx context.Context, t store.Task, s store.Session) error {
@@ -71,7 +71,7 @@ func (db *DB) CreateTask(ctx context.Context, t store.Task, s store.Session) err
 	} else {
 		// One statement, one round trip, atomic.
 		_, err = db.exec(ctx, `WITH t AS (`+insertTaskSQL+` RETURNING id)
-			INSERT INTO sessions (`+sessionColumns+`) SELECT $11::text, t.id, $12::text, $13::text, $14::bigint, $15::bigint, $16::text, $17::text FROM t`,
+			INSERT INTO sessions (`+sessionColumns+`) SELECT $12::text, t.id, $13::text, $14::text, $15::bigint, $16::bigint, $17::text, $18::text FROM t`,
 			append(append(taskArgs(t), s.ID), sessionArgs(s)[2:]...)...)
 		err = mapConstraint(err, "task "+t.ID+" or session "+s.ID)
 	}
@@ -129,7 +129,7 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 		var archived *string
 		var sid, stask, sstate, sagent, screated, supdated *string
 		var sgen, sseq *int64
-		if err := r.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &deadline, &archived, &row,
+		if err := r.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &deadline, &archived, &t.OnUsageLimit, &row,
 			&sid, &stask, &sstate, &sagent, &sgen, &sseq, &screated, &supdated); err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 		ts := &page[len(page)-1].Sessions
 		*ts = append(*ts, x)
 		return nil
-	}, `SELECT t.id, t.title, t.agent, t.workdir, t.max_attempts, t.state, t.created_at, t.updated_at, t.gate_deadline_ns, t.archived_at, t.row_id,
+	}, `SELECT t.id, t.title, t.agent, t.workdir, t.max_attempts, t.state, t.created_at, t.updated_at, t.gate_deadline_ns, t.archived_at, t.on_usage_limit, t.row_id,
 		s.id, s.task_id, s.state, s.agent_session_id, s.generation, s.last_seq, s.created_at, s.updated_at
 	FROM (SELECT * FROM tasks WHERE $1::boolean OR (created_at, row_id) < ($2::text, $3::bigint)
 		ORDER BY created_at DESC, row_id DESC LIMIT $4) AS t

@@ -20,6 +20,7 @@ func testTaskAndSessionRoundTrip(t *testing.T, f Factory) {
 		MaxAttempts: 5, State: store.TaskInProgress,
 		CreatedAt: base, UpdatedAt: base.Add(time.Nanosecond),
 		GateDeadline: 4*time.Hour + time.Nanosecond, // exact to the nanosecond
+		OnUsageLimit: store.UsageLimitWait,
 	}
 	sess := store.Session{
 		ID: "s1", State: store.SessionRunning, AgentSessionID: "acp-123", Generation: 3,
@@ -85,6 +86,31 @@ func testTaskGateDeadlineRoundTrip(t *testing.T, f Factory) {
 	sess, err := db.GetSession(ctx, "s1")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, sess.LastSeq, "the refused event was not logged")
+}
+
+// A task's on_usage_limit is kept by CreateTask and an event's task
+// replace; a value other than "", wait or ask is refused.
+func testTaskOnUsageLimitRoundTrip(t *testing.T, f Factory) {
+	t.Parallel()
+	db := f.New(t)
+	ctx := t.Context()
+	task, _ := seed(t, db, "t1", "s1")
+	got, err := db.GetTask(ctx, "t1")
+	require.NoError(t, err)
+	require.Empty(t, got.OnUsageLimit, "unset: the daemon's default")
+
+	task.OnUsageLimit = store.UsageLimitAsk
+	require.NoError(t, db.AppendEvent(ctx, store.EventWrite{Event: event("s1", 1, "task.updated", map[string]any{}), Task: &task}))
+	page, _, err := db.ListTaskPage(ctx, 10, "")
+	require.NoError(t, err)
+	require.Len(t, page, 1)
+	require.Equal(t, store.UsageLimitAsk, page[0].Task.OnUsageLimit)
+
+	task.OnUsageLimit = "sometimes"
+	require.Error(t, db.AppendEvent(ctx, store.EventWrite{Event: event("s1", 2, "task.updated", map[string]any{}), Task: &task}))
+	got, err = db.GetTask(ctx, "t1")
+	require.NoError(t, err)
+	require.Equal(t, store.UsageLimitAsk, got.OnUsageLimit)
 }
 
 func sessionIDs(ss []store.Session) []string {

@@ -95,6 +95,7 @@ var tests = []struct {
 	{"GateLifecycle", testGateLifecycle},
 	{"TaskAndSessionRoundTrip", testTaskAndSessionRoundTrip},
 	{"TaskGateDeadlineRoundTrip", testTaskGateDeadlineRoundTrip},
+	{"TaskOnUsageLimitRoundTrip", testTaskOnUsageLimitRoundTrip},
 	{"ListTasksNewestFirst", testListTasksNewestFirst},
 	{"CreateErrors", testCreateErrors},
 	{"GetMissingIsErrNotFound", testGetMissingIsErrNotFound},
