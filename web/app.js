@@ -405,6 +405,8 @@ $('new-task').addEventListener('submit', async (ev) => {
   workdirError('');
   const wait = $('nt-gate').value; // kept after creating: the next task is likely alike
   if (wait && !$('nt-gate-field').hidden) payload.gate_deadline_seconds = Number(wait);
+  const onUsage = $('nt-usage').value;
+  if (onUsage) payload.on_usage_limit = onUsage;
   if (!payload.prompt.trim()) {
     formError('Write a prompt for the agent.');
     fields.prompt.focus();

@@ -177,6 +177,8 @@ export class StatusView {
     const at = Number.isNaN(retryAt) ? null
       : el('time', { datetime: md.retry_at, text: new Date(retryAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) });
     const cancel = (m.actions || []).find((a) => a.payload && a.payload.action === 'cancel_retry') || (m.actions || [])[0];
+    // Every waiting notice can be sent at once (through an open gate, as its probe).
+    const now = (m.actions || []).find((a) => a.payload && a.payload.action === 'retry_now');
 
     replaceWith(this.card,
       el('div', { class: 'retry-icon', 'aria-hidden': 'true' }),
@@ -188,6 +190,7 @@ export class StatusView {
           waiting > 1 ? `${attempt && max ? ' · ' : ''}${waiting} sessions waiting for this provider` : null) : null,
         el('span', { class: 'retry-progress', 'aria-hidden': 'true' }, this.progress),
       ),
+      now ? this.button(now, 'secondary retry-now', 'Sending…') : null,
       cancel ? this.button(cancel, 'secondary retry-cancel', 'Cancelling…') : null,
     );
     this.offlineNote = el('p', { class: 'retry-offline', hidden: !this.offline },

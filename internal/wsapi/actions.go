@@ -305,11 +305,11 @@ func sessionRecover(ctx context.Context, c *conn, req request) (any, func(), err
 		return nil, nil, err
 	}
 	switch p.Action {
-	case orchestrator.RecoverCancelRetry, orchestrator.RecoverResume, orchestrator.RecoverFreshStart:
+	case orchestrator.RecoverCancelRetry, orchestrator.RecoverRetryNow, orchestrator.RecoverResume, orchestrator.RecoverFreshStart:
 	default:
-		e := fieldError(CodeValidationError, "action", "action must be one of %s, %s, %s; got %q",
-			orchestrator.RecoverCancelRetry, orchestrator.RecoverResume, orchestrator.RecoverFreshStart, p.Action)
-		e.Details["allowed"] = []string{orchestrator.RecoverCancelRetry, orchestrator.RecoverResume, orchestrator.RecoverFreshStart}
+		allowed := []string{orchestrator.RecoverCancelRetry, orchestrator.RecoverRetryNow, orchestrator.RecoverResume, orchestrator.RecoverFreshStart}
+		e := fieldError(CodeValidationError, "action", "action must be one of %s; got %q", strings.Join(allowed, ", "), p.Action)
+		e.Details["allowed"] = allowed
 		return nil, nil, e
 	}
 	if err := c.s.svc.Recover(ctx, p); err != nil {
