@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"time"
 )
@@ -133,9 +134,18 @@ var sessionUpdateMethod = []byte(`"session/update"`)
 
 // isSessionUpdate: a JSON-RPC notification (no id) of method
 // session/update, the only kind the SDK queues for SessionUpdate.
+//
+// It runs for every line the agent writes, before the SDK decodes the same
+// line, so it reads only the top-level keys (topLevel) instead of decoding
+// the whole message a second time (a 50,000-chunk reply spent 0.15 s of
+// CPU here). An update whose params are not valid JSON is counted although
+// the SDK drops it; paceDrift corrects the count.
 func isSessionUpdate(line []byte) bool {
 	if !bytes.Contains(line, sessionUpdateMethod) {
 		return false
+	}
+	if method, hasID, ok := topLevel(line); ok {
+		return !hasID && string(method) == "session/update"
 	}
 	var m struct {
 		ID     *json.RawMessage `json:"id"`
@@ -145,4 +155,128 @@ func isSessionUpdate(line []byte) bool {
 		return false // the SDK will not queue it either
 	}
 	return m.Method == "session/update" && m.ID == nil
+}
+
+// topLevel reads a JSON object's "method" (a string without escapes) and
+// whether it has a non-null "id", skipping every other value unread. ok is
+// false for anything it does not read exactly as encoding/json would (an
+// escaped key or method, a key that matches only case-insensitively, a
+// malformed object): the caller then decodes the line.
+func topLevel(b []byte) (method []byte, hasID, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, false, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil, false, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, false, false
+		}
+		end := bytes.IndexByte(b[i+1:], '"')
+		if end < 0 {
+			return nil, false, false
+		}
+		key := b[i+1 : i+1+end]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return nil, false, false
+		}
+		i = skipSpace(b, i+2+end)
+		if i >= len(b) || b[i] != ':' {
+			return nil, false, false
+		}
+		i = skipSpace(b, i+1)
+		start := i
+		if i, ok = skipValue(b, i); !ok {
+			return nil, false, false
+		}
+		val := b[start:i]
+		switch {
+		case string(key) == "method":
+			if len(val) < 2 || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 {
+				return nil, false, false
+			}
+			method = val[1 : len(val)-1]
+		case string(key) == "id":
+			hasID = string(val) != "null"
+		case bytes.EqualFold(key, []byte("method")), bytes.EqualFold(key, []byte("id")):
+			return nil, false, false // encoding/json matches keys case-insensitively
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return nil, false, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			if skipSpace(b, i+1) != len(b) {
+				return nil, false, false
+			}
+			return method, hasID, true
+		default:
+			return nil, false, false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value at b[i:]; nested values are
+// matched bracket by bracket, not validated.
+func skipValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				var ok bool
+				if i, ok = skipString(b, i); !ok {
+					return i, false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	default: // a number or a literal
+		start := i
+		for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+			i++
+		}
+		return i, i > start
+	}
+}
+
+// skipString returns the end of the string opening at b[i].
+func skipString(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return i, false
 }

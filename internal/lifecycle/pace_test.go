@@ -19,6 +19,13 @@ func TestIsSessionUpdate(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"result":{"text":"\"session/update\""}}` + "\n":          false,
 		`{"jsonrpc":"2.0","method":"session/update"` + "\n":                               false, // not JSON: the SDK skips it
 		`{"jsonrpc":"2.0","method":"_x/session/update"}` + "\n":                           false,
+		// Read from the top-level keys alone, exactly as encoding/json would.
+		`{"jsonrpc":"2.0","method":"session/update","params":{"id":7,"text":"}\"id\":1 {["}}`: true,
+		`{"params":{"update":[1,{"a":"b"}]},"method":"session/update","jsonrpc":"2.0"}`:       true,
+		`{"jsonrpc":"2.0","method":"session\/update","params":{}}`:                            false, // escaped: not paced (as before; agents send it plain)
+		`{"jsonrpc":"2.0","ID":4,"method":"session/update","params":{}}`:                      false, // keys match case-insensitively
+		`{"jsonrpc":"2.0","id":4,"method":"session/update","id":null}`:                        true,  // the last key wins
+		`{"jsonrpc":"2.0","method":"session/update","params":{}} x`:                           false,
 	} {
 		assert.Equal(t, want, isSessionUpdate([]byte(line)), line)
 	}
