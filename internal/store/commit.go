@@ -180,10 +180,17 @@ func (db *DB) write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx
 	return db.fail(db.note(<-r.done))
 }
 
-// exec runs one statement as a write.
+// exec runs one statement as a write, prepared (stmts.go).
 func (db *DB) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	if err := db.usable(); err != nil {
+		return nil, err
+	}
+	stmt, err := db.writeStmt(ctx, query)
+	if err != nil {
+		return nil, db.fail(err)
+	}
 	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err = tx.ExecContext(ctx, query, args...)
+		res, err = tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
 		return err
 	})
 	if err != nil {

@@ -48,6 +48,9 @@ type DB struct {
 	// hot are the statements AppendEvent runs for every streamed chunk,
 	// prepared once on the writer connection.
 	hot hotStmts
+	// readStmts and writeStmts hold every other statement, prepared on first use
+	// (stmts.go).
+	readStmts, writeStmts stmtCache
 	// writes feeds the committer (commit.go), the writer connection's
 	// only user once Open returns.
 	writes     chan *writeReq
@@ -184,7 +187,7 @@ func (db *DB) Close() error {
 func (db *DB) closeAll() error {
 	errs := []error{db.stopMaintenance()}
 	db.stopCommitter()
-	errs = append(errs, db.hot.close())
+	errs = append(errs, db.hot.close(), db.readStmts.close(), db.writeStmts.close())
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
@@ -358,15 +361,15 @@ func (db *DB) query(ctx context.Context, each func(scanner) error, query string,
 	if err := db.usable(); err != nil {
 		return err
 	}
-	return db.fail(queryRows(ctx, db.r, each, query, args...))
+	stmt, err := db.readStmt(ctx, query)
+	if err != nil {
+		return db.fail(err)
+	}
+	return db.fail(queryRows(ctx, stmt, each, args...))
 }
 
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func queryRows(ctx context.Context, q querier, each func(scanner) error, query string, args ...any) error {
-	rows, err := q.QueryContext(ctx, query, args...)
+func queryRows(ctx context.Context, stmt *sql.Stmt, each func(scanner) error, args ...any) error {
+	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
@@ -384,7 +387,11 @@ func (db *DB) getRow(ctx context.Context, scan func(scanner) error, what, query 
 	if err := db.usable(); err != nil {
 		return err
 	}
-	err := scan(db.r.QueryRowContext(ctx, query, args...))
+	stmt, err := db.readStmt(ctx, query)
+	if err != nil {
+		return db.fail(err)
+	}
+	err = scan(stmt.QueryRowContext(ctx, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %s", ErrNotFound, what)
 	}

@@ -78,26 +78,38 @@ func (db *DB) GetMessage(ctx context.Context, id string) (Message, error) {
 func (db *DB) SessionSnapshot(ctx context.Context, sessionID string) (Session, []Message, error) {
 	var sess Session
 	msgs := []Message{}
-	err := db.read(ctx, func(tx *sql.Tx) error {
+	getSess, err := db.readStmt(ctx, getSessionSQL)
+	if err != nil {
+		return Session{}, nil, fmt.Errorf("store: snapshot of %s: %w", sessionID, db.fail(err))
+	}
+	listMsgs, err := db.readStmt(ctx, listMessagesSQL)
+	if err != nil {
+		return Session{}, nil, fmt.Errorf("store: snapshot of %s: %w", sessionID, db.fail(err))
+	}
+	err = db.read(ctx, func(tx *sql.Tx) error {
 		var err error
-		sess, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, sessionID))
+		sess, err = scanSession(tx.StmtContext(ctx, getSess).QueryRowContext(ctx, sessionID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: session %s", ErrNotFound, sessionID)
 		}
 		if err != nil {
 			return err
 		}
-		return queryRows(ctx, tx, func(s scanner) error {
+		return queryRows(ctx, tx.StmtContext(ctx, listMsgs), func(s scanner) error {
 			m, err := scanMessage(s)
 			msgs = append(msgs, m)
 			return err
-		}, listMessagesSQL, sessionID)
+		}, sessionID)
 	})
 	if err != nil {
 		return Session{}, nil, fmt.Errorf("store: snapshot of %s: %w", sessionID, err)
 	}
 	return sess, msgs, nil
 }
+
+const sealMessageSQL = `UPDATE messages SET text = text ||
+	(SELECT group_concat(c.text, '' ORDER BY c.seq) FROM message_chunks c WHERE c.message_id = ?1)
+	WHERE id = ?1 AND EXISTS (SELECT 1 FROM message_chunks WHERE message_id = ?1)`
 
 // SealMessages folds each message's streamed chunks into its text and
 // deletes them: one write of the whole text, once, when its turn ends, so
@@ -107,11 +119,14 @@ func (db *DB) SealMessages(ctx context.Context, ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	seal, err := db.writeStmt(ctx, sealMessageSQL)
+	if err != nil {
+		return fmt.Errorf("store: seal messages: %w", db.fail(err))
+	}
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		seal := tx.StmtContext(ctx, seal)
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE messages SET text = text ||
-				(SELECT group_concat(c.text, '' ORDER BY c.seq) FROM message_chunks c WHERE c.message_id = ?1)
-				WHERE id = ?1 AND EXISTS (SELECT 1 FROM message_chunks WHERE message_id = ?1)`, id); err != nil {
+			if _, err := seal.ExecContext(ctx, id); err != nil {
 				return err
 			}
 			if _, err := tx.StmtContext(ctx, db.hot.dropChunks).ExecContext(ctx, id); err != nil {

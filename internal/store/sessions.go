@@ -42,13 +42,15 @@ func (db *DB) CreateSession(ctx context.Context, s Session) error {
 	return nil
 }
 
+const getSessionSQL = `SELECT ` + sessionColumns + ` FROM sessions WHERE id = ?`
+
 // GetSession returns one session, or ErrNotFound.
 func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
 	var s Session
 	err := db.getRow(ctx, func(sc scanner) (err error) {
 		s, err = scanSession(sc)
 		return err
-	}, "session "+id, `SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, id)
+	}, "session "+id, getSessionSQL, id)
 	if err != nil {
 		return Session{}, fmt.Errorf("store: get session: %w", err)
 	}

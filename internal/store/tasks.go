@@ -48,15 +48,26 @@ func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error {
 			return fmt.Errorf("store: create task %s: %w: its session belongs to task %q", t.ID, ErrInvalid, s.TaskID)
 		}
 	}
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if err := db.usable(); err != nil {
+		return err
+	}
+	insTask, err := db.writeStmt(ctx, insertTaskSQL)
+	if err != nil {
+		return fmt.Errorf("store: create task %s: %w", t.ID, db.fail(err))
+	}
+	insSess, err := db.writeStmt(ctx, insertSessionSQL)
+	if err != nil {
+		return fmt.Errorf("store: create task %s: %w", t.ID, db.fail(err))
+	}
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.StmtContext(ctx, insTask).ExecContext(ctx,
 			t.ID, t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(t.CreatedAt), fmtTime(t.UpdatedAt), t.GateDeadline, fmtNullTime(t.ArchivedAt), t.OnUsageLimit); err != nil {
 			return mapConstraint(err, "task "+t.ID)
 		}
 		if s.ID == "" {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, insertSessionSQL, sessionArgs(s)...); err != nil {
+		if _, err := tx.StmtContext(ctx, insSess).ExecContext(ctx, sessionArgs(s)...); err != nil {
 			return mapConstraint(err, "session "+s.ID)
 		}
 		return nil
@@ -66,6 +77,8 @@ func (db *DB) CreateTask(ctx context.Context, t Task, s Session) error {
 	}
 	return nil
 }
+
+const insertTaskSQL = `INSERT INTO tasks (` + taskColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // GetTask returns one task, or ErrNotFound.
 func (db *DB) GetTask(ctx context.Context, id string) (Task, error) {
