@@ -35,8 +35,6 @@ type Store interface {
 	DeleteGate(ctx context.Context, key string) error
 	ListGates(ctx context.Context) ([]store.Gate, error)
 	SavePendingRetry(ctx context.Context, r store.PendingRetry) error
-	ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error)
-	ClaimPendingRetries(ctx context.Context, claims []store.RetryClaim) ([]bool, error)
 	DeletePendingRetry(ctx context.Context, sessionID string) error
 	ListPendingRetries(ctx context.Context) ([]store.PendingRetry, error)
 	// Task management (taskedit.go).

@@ -223,18 +223,27 @@ func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
 	s.dispatchLocked(rt, p)
 }
 
-// dispatchLocked claims a parked retry and starts its attempt.
+// dispatchLocked claims a parked retry and starts its attempt. The claim
+// rides on the attempt's session.turn.started (one commit): exactly once is
+// the store's conditional update, and a retry that is not claimable leaves
+// no trace of a start. Retries due together share commits in the store's
+// committer.
 func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	sessionID := rt.sess.ID
+	t := s.newTurn(rt, p.rec.Prompt)
+	t.replay, t.retry, t.fresh, t.probe = true, p.rec.Attempt, !p.rec.Resume, p.probe
+	claim := store.RetryClaim{SessionID: sessionID, Generation: p.rec.Generation, Attempt: p.rec.Attempt}
 	began := s.now()
-	ok, err := s.claims.claim(s.storeCtx(), s.store, store.RetryClaim{SessionID: sessionID, Generation: p.rec.Generation, Attempt: p.rec.Attempt})
-	claimed := s.now()
-	if errors.Is(err, store.ErrUnwritable) {
-		s.claimUnsavedLocked(rt, p, err)
-		return
-	}
-	if err != nil || !ok {
-		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", ok), zap.Error(err))
+	if err := s.emitTurnStartedLocked(rt, t, change{claim: &claim}); err != nil {
+		t.cancel()
+		if errors.Is(err, store.ErrUnwritable) {
+			s.claimUnsavedLocked(rt, p, err)
+			return
+		}
+		if errors.Is(err, store.ErrNotClaimed) {
+			err = nil
+		}
+		s.log.Warn("retry not claimed", zap.String("session_id", sessionID), zap.Bool("claimable", false), zap.Error(err))
 		if p.probe {
 			s.gateAbandonLocked(rt, s.now())
 		}
@@ -246,13 +255,9 @@ func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	}
 	p.dispatching = true
 	p.rec.State = store.RetryDispatching
-	t := s.newTurn(rt, p.rec.Prompt)
-	t.replay, t.retry, t.fresh, t.probe = true, p.rec.Attempt, !p.rec.Resume, p.probe
 	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe),
-		zap.Duration("claim", claimed.Sub(began)))
-	if err := s.launchLocked(rt, t, nil); errors.Is(err, ErrStorage) {
-		s.storeFailedLocked(rt, nil, err)
-	}
+		zap.Duration("claim", s.now().Sub(began))) // the claim with the turn's start
+	_ = s.runLocked(rt, t) // only ErrClosed: the claimed row becomes manual recovery at the next start
 }
 
 // disarmLocked ends a parked or dispatching retry; outcome feeds the metrics.
@@ -266,9 +271,18 @@ func (s *Service) disarmLocked(rt *sessionRT, outcome string) {
 
 // clearRetryLocked stops the timer and deletes the durable row.
 func (s *Service) clearRetryLocked(rt *sessionRT) {
+	if !s.forgetRetryLocked(rt) {
+		return
+	}
+	s.retryRowDeletedLocked(rt, s.store.DeletePendingRetry(s.storeCtx(), rt.sess.ID))
+}
+
+// forgetRetryLocked is clearRetryLocked but for the durable row, which the
+// caller deletes (with an event: change.deleteRetry); false: no retry.
+func (s *Service) forgetRetryLocked(rt *sessionRT) bool {
 	p := rt.retry
 	if p == nil {
-		return
+		return false
 	}
 	if p.timer != nil {
 		p.timer.Stop()
@@ -279,14 +293,20 @@ func (s *Service) clearRetryLocked(rt *sessionRT) {
 	s.usageLeaveLocked(rt.sess.ID, usageKeyOf(p))
 	rt.retry = nil
 	s.cfg.Metrics.parkedSessions.Dec()
-	if err := s.store.DeletePendingRetry(s.storeCtx(), rt.sess.ID); err != nil {
-		// The claim checks generation and attempt, so a leftover row cannot
-		// fire in this process; reconcile deletes it before a restart could
-		// re-arm it.
-		s.log.Error("delete pending retry failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
-		rt.staleRow = true
-		s.armReconcileLocked(rt)
+	return true
+}
+
+// retryRowDeletedLocked handles the outcome of deleting the retry row.
+func (s *Service) retryRowDeletedLocked(rt *sessionRT, err error) {
+	if err == nil {
+		return
 	}
+	// The claim checks generation and attempt, so a leftover row cannot
+	// fire in this process; reconcile deletes it before a restart could
+	// re-arm it.
+	s.log.Error("delete pending retry failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
+	rt.staleRow = true
+	s.armReconcileLocked(rt)
 }
 
 func (s *Service) dropNoticeLocked(rt *sessionRT) {

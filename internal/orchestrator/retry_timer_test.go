@@ -97,7 +97,7 @@ func TestNewPromptTakesTheParkedNoticeAwayAtOnce(t *testing.T) {
 }
 
 // failRetryStartStore refuses the turn.started of a retry's attempt, as a
-// disk that filled between the claim and the launch does.
+// disk that filled at the fire does.
 type failRetryStartStore struct {
 	Store
 }
@@ -109,10 +109,11 @@ func (s failRetryStartStore) AppendEvent(ctx context.Context, w store.EventWrite
 	return s.Store.AppendEvent(ctx, w)
 }
 
-// A retry that was claimed but whose attempt could not start ends with the
+// A retry whose attempt's start cannot be saved ends with the
 // could-not-save banner; it is never left dispatching with nothing running
 // (found by the fault suite, test/chaos seed 103: a full disk at the fire).
-func TestClaimedRetryThatCannotStartShowsTheBanner(t *testing.T) {
+// The claim rides on that turn.started, so it was not saved either.
+func TestRetryThatCannotStartShowsTheBanner(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = failRetryStartStore{Store: h.db} })
@@ -137,12 +138,12 @@ type failClaimStore struct {
 	Store
 }
 
-func (s failClaimStore) ClaimPendingRetry(context.Context, string, int64, int) (bool, error) {
-	return false, fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
-}
-
-func (s failClaimStore) ClaimPendingRetries(context.Context, []store.RetryClaim) ([]bool, error) {
-	return nil, fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+// AppendEvent: a retry's claim rides on its turn.started (dispatchLocked).
+func (s failClaimStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if w.ClaimRetry != nil {
+		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
+	}
+	return s.Store.AppendEvent(ctx, w)
 }
 
 // A due retry whose claim cannot be saved fails visibly: the notice that

@@ -42,8 +42,7 @@ type Service struct {
 
 	usage usageOwner // usage windows (usagewindow.go)
 
-	claims claimBatcher // retries due together share one claim (claims.go)
-	slots  agentSlots   // live agent processes and their line (queue.go)
+	slots agentSlots // live agent processes and their line (queue.go)
 }
 
 // New validates cfg and builds a Service; nothing runs until Start.

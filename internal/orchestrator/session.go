@@ -182,6 +182,12 @@ type change struct {
 	append *store.TextAppend
 	delete string
 	retry  *store.PendingRetry // upserted with the event
+	// claim: the event is written only if it claims this pending retry
+	// (store.ErrNotClaimed otherwise); deleteRetry: the session's pending
+	// retry row goes with the event. A retry's turn.started and
+	// turn.completed carry them, one commit each instead of two.
+	claim       *store.RetryClaim
+	deleteRetry bool
 }
 
 // emitLocked persists one session event and fans it out, after the
@@ -224,8 +230,13 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 		Session:       &next,
 		Task:          c.task,
 		SaveRetry:     c.retry,
+		ClaimRetry:    c.claim,
+		DeleteRetry:   c.deleteRetry,
 	}
 	if err := s.store.AppendEvent(s.storeCtx(), w); err != nil {
+		if errors.Is(err, store.ErrNotClaimed) {
+			return fmt.Errorf("persist %s: %w", action, err) // not a storage fault: nothing to save
+		}
 		s.log.Error("persist session event failed; the change is not applied",
 			zap.String("session_id", rt.sess.ID), zap.String("action", action), zap.Error(err))
 		rt.writeErr = err

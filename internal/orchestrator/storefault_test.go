@@ -23,7 +23,7 @@ type faultStore struct {
 	mu         sync.Mutex                  // guards the fields below
 	failEvent  func(store.EventWrite) bool // nil: no failures
 	failCreate bool
-	failClaim  bool // ClaimPendingRetries
+	failClaim  bool // fails a retry's claim (its turn.started)
 	failDelete bool // DeletePendingRetry
 	failed     int
 }
@@ -32,7 +32,7 @@ var errDiskFull = fmt.Errorf("%w: database or disk is full (injected)", store.Er
 
 func (f *faultStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
 	f.mu.Lock()
-	fail := f.failEvent != nil && f.failEvent(w)
+	fail := f.failEvent != nil && f.failEvent(w) || f.failClaim && w.ClaimRetry != nil // a retry's claim rides on its turn.started
 	if fail {
 		f.failed++
 	}
@@ -53,16 +53,6 @@ func (f *faultStore) CreateTask(ctx context.Context, t store.Task, s store.Sessi
 	return f.Store.CreateTask(ctx, t, s)
 }
 
-func (f *faultStore) ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error) {
-	f.mu.Lock()
-	fail := f.failClaim
-	f.mu.Unlock()
-	if fail {
-		return false, errDiskFull
-	}
-	return f.Store.ClaimPendingRetry(ctx, sessionID, generation, attempt)
-}
-
 func (f *faultStore) DeletePendingRetry(ctx context.Context, sessionID string) error {
 	f.mu.Lock()
 	fail := f.failDelete
@@ -71,17 +61,6 @@ func (f *faultStore) DeletePendingRetry(ctx context.Context, sessionID string) e
 		return errDiskFull
 	}
 	return f.Store.DeletePendingRetry(ctx, sessionID)
-}
-
-// ClaimPendingRetries is how the retry owner claims (claims.go).
-func (f *faultStore) ClaimPendingRetries(ctx context.Context, claims []store.RetryClaim) ([]bool, error) {
-	f.mu.Lock()
-	fail := f.failClaim
-	f.mu.Unlock()
-	if fail {
-		return nil, errDiskFull
-	}
-	return f.Store.ClaimPendingRetries(ctx, claims)
 }
 
 func (f *faultStore) set(fail func(store.EventWrite) bool) {

@@ -124,10 +124,21 @@ func (s *Service) launchOrFailLocked(rt *sessionRT, t *turn, next *store.Session
 // launchLocked publishes the turn's start (with the next session row, when
 // the generation moves) and runs it in the background.
 func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) error {
-	if err := s.emitLocked(rt, "session.turn.started",
-		map[string]any{"turn_id": t.id, "generation": t.gen, "retry": t.retry, "replay": t.replay}, change{sess: next}); err != nil {
+	if err := s.emitTurnStartedLocked(rt, t, change{sess: next}); err != nil {
 		return storageErr(err)
 	}
+	return s.runLocked(rt, t)
+}
+
+// emitTurnStartedLocked records the turn's start; c may carry the session
+// row and a retry's claim.
+func (s *Service) emitTurnStartedLocked(rt *sessionRT, t *turn, c change) error {
+	return s.emitLocked(rt, "session.turn.started",
+		map[string]any{"turn_id": t.id, "generation": t.gen, "retry": t.retry, "replay": t.replay}, c)
+}
+
+// runLocked runs a turn whose start is recorded, in the background.
+func (s *Service) runLocked(rt *sessionRT, t *turn) error {
 	rt.turn = t
 	s.stopIdleLocked(rt)
 	s.armSilenceLocked(rt, t)
@@ -425,7 +436,16 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 }
 
 func (s *Service) turnEndedLocked(rt *sessionRT, t *turn, outcome, state, taskState string) {
-	_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": outcome}, change{})
+	s.endTurnLocked(rt, t, outcome, state, taskState, false)
+}
+
+// endTurnLocked records the turn's end; deleteRetry: its session.turn.completed
+// also deletes the pending retry row (forgetRetryLocked), one commit for both.
+func (s *Service) endTurnLocked(rt *sessionRT, t *turn, outcome, state, taskState string, deleteRetry bool) {
+	err := s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": outcome}, change{deleteRetry: deleteRetry})
+	if deleteRetry {
+		s.retryRowDeletedLocked(rt, err)
+	}
 	_ = s.setStateLocked(rt, state, taskState)
 	s.armIdleLocked(rt)
 }
@@ -441,13 +461,13 @@ func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string)
 			s.markAgentMsgsLocked(rt, t, "retries", t.retry, true)
 		}
 	}
-	s.clearRetryLocked(rt)
+	hadRetry := s.forgetRetryLocked(rt) // its row goes with turn.completed
 	s.dropNoticeLocked(rt)
 	rt.chain = chainState{}
 	if stopReason == "" {
 		stopReason = "end_turn"
 	}
-	s.turnEndedLocked(rt, t, stopReason, store.SessionWaitingForInput, store.TaskReview)
+	s.endTurnLocked(rt, t, stopReason, store.SessionWaitingForInput, store.TaskReview, hadRetry)
 }
 
 // errStale marks work from a superseded generation.

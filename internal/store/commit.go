@@ -137,18 +137,19 @@ func (db *DB) runGroup(live []*writeReq) (errs []error, err error) {
 		}
 	}()
 	errs = make([]error, len(live))
+	savepoint, rollbackTo, release := tx.StmtContext(ctx, db.hot.savepoint), tx.StmtContext(ctx, db.hot.rollbackTo), tx.StmtContext(ctx, db.hot.release)
 	for i, r := range live {
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+		if _, err := savepoint.ExecContext(ctx); err != nil {
 			return nil, fmt.Errorf("store: savepoint: %w", err)
 		}
 		// A started write is not interrupted: it is short, and SQLite
 		// would roll back the whole group's transaction on an interrupt.
 		if errs[i] = r.fn(context.WithoutCancel(r.ctx), tx); errs[i] != nil {
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO w"); err != nil {
+			if _, err := rollbackTo.ExecContext(ctx); err != nil {
 				return nil, fmt.Errorf("store: rollback to savepoint: %w", err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
+		if _, err := release.ExecContext(ctx); err != nil {
 			return nil, fmt.Errorf("store: release savepoint: %w", err)
 		}
 	}

@@ -21,6 +21,12 @@ var (
 	// caller's view of the session is stale. Nothing was written.
 	ErrSeqConflict = errors.New("store: event seq conflict")
 
+	// ErrNotClaimed is returned by AppendEvent when its EventWrite.ClaimRetry
+	// names a retry that is not pending with that generation and attempt
+	// (already claimed, cancelled, superseded, or never parked). Nothing
+	// was written.
+	ErrNotClaimed = errors.New("store: pending retry not claimable")
+
 	// ErrCorrupt is returned by Open when the data file is not an SQLite
 	// database or fails PRAGMA quick_check. The file is left untouched.
 	ErrCorrupt = errors.New("store: data file is corrupt")

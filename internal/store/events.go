@@ -27,6 +27,8 @@ type hotStmts struct {
 	claimRetry   *sql.Stmt
 	claimRetries *sql.Stmt
 	deleteRetry  *sql.Stmt
+	// The committer's, around each write of a group (commit.go).
+	savepoint, rollbackTo, release *sql.Stmt
 }
 
 func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
@@ -79,7 +81,9 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 				AND pending_retries.attempt = k.att AND pending_retries.state = 'pending'
 			RETURNING pending_retries.session_id`},
 		{&h.deleteRetry, `DELETE FROM pending_retries WHERE session_id = ?`},
-		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ?, gate_deadline_ns = ?, archived_at = ?, on_usage_limit = ? WHERE id = ?`},
+		{&h.savepoint, `SAVEPOINT w`},
+		{&h.rollbackTo, `ROLLBACK TO w`},
+		{&h.release, `RELEASE w`},
 	} {
 		s, err := w.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -94,7 +98,7 @@ func (h *hotStmts) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.touchMessage,
 		h.insertChunk, h.dropChunks, h.dropChunksOf, h.deleteMessage, h.scrubEvents, h.replaceTask,
-		h.saveRetry, h.claimRetry, h.claimRetries, h.deleteRetry} {
+		h.saveRetry, h.claimRetry, h.claimRetries, h.deleteRetry, h.savepoint, h.rollbackTo, h.release} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -141,6 +145,17 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var res sql.Result
 		var err error
+		if c := w.ClaimRetry; c != nil {
+			res, err := tx.StmtContext(ctx, db.hot.claimRetry).ExecContext(ctx, c.SessionID, c.Generation, c.Attempt)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n != 1 {
+				return ErrNotClaimed
+			}
+		}
 		if s := w.Session; s != nil {
 			res, err = tx.StmtContext(ctx, db.hot.advanceSession).ExecContext(ctx,
 				ev.Seq, ev.SessionID, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
@@ -195,6 +210,11 @@ func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
 		if retryArgs != nil {
 			if _, err := tx.StmtContext(ctx, db.hot.saveRetry).ExecContext(ctx, retryArgs...); err != nil {
 				return mapConstraint(err, "pending retry")
+			}
+		}
+		if w.DeleteRetry {
+			if _, err := tx.StmtContext(ctx, db.hot.deleteRetry).ExecContext(ctx, ev.SessionID); err != nil {
+				return err
 			}
 		}
 
@@ -268,6 +288,10 @@ func validateEventWrite(w *EventWrite) error {
 		return fmt.Errorf("%w: message of session %q in an event of session %q", ErrInvalid, w.UpsertMessage.SessionID, ev.SessionID)
 	case w.AppendText != nil && w.AppendText.MessageID == "":
 		return fmt.Errorf("%w: text append without message id", ErrInvalid)
+	case w.ClaimRetry != nil && w.ClaimRetry.SessionID != ev.SessionID:
+		return fmt.Errorf("%w: claim of a retry of session %q in an event of session %q", ErrInvalid, w.ClaimRetry.SessionID, ev.SessionID)
+	case w.DeleteRetry && (w.SaveRetry != nil || w.ClaimRetry != nil):
+		return fmt.Errorf("%w: an event that deletes the pending retry cannot also save or claim it", ErrInvalid)
 	case w.Task != nil && w.Task.ID == "":
 		return fmt.Errorf("%w: task without id", ErrInvalid)
 	case w.Task != nil && w.Task.GateDeadline < 0:

@@ -130,6 +130,15 @@ type EventWrite struct {
 	// SaveRetry upserts the session's pending retry in the same transaction,
 	// so a retry notice never exists without the durable retry it announces.
 	SaveRetry *PendingRetry
+	// ClaimRetry claims the session's pending retry before anything else
+	// is written, as ClaimPendingRetry does (pending → dispatching iff
+	// generation and attempt match); when it is not claimable, nothing is
+	// written and AppendEvent fails with ErrNotClaimed. A retry's
+	// session.turn.started carries its claim: one commit, not two.
+	ClaimRetry *RetryClaim
+	// DeleteRetry deletes the session's pending retry, in any state (none:
+	// nothing to do): a retry's turn.completed carries it.
+	DeleteRetry bool
 }
 
 // Execution is one agent process run, for history and debugging.

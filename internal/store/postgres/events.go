@@ -43,7 +43,7 @@ func (db *DB) AppendEvent(ctx context.Context, w store.EventWrite) error {
 	if s := w.Session; s != nil {
 		args = append(args, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
 	}
-	if w.UpsertMessage == nil && w.DeleteMessage == "" && w.Task == nil && w.SaveRetry == nil {
+	if w.UpsertMessage == nil && w.DeleteMessage == "" && w.Task == nil && w.SaveRetry == nil && w.ClaimRetry == nil && !w.DeleteRetry {
 		err = db.appendFast(ctx, w, args)
 	} else {
 		err = db.appendTx(ctx, w, args)
@@ -127,6 +127,16 @@ func (db *DB) appendTx(ctx context.Context, w store.EventWrite, args []any) erro
 		}
 	}
 	return db.write(ctx, func(tx pgx.Tx) error {
+		if c := w.ClaimRetry; c != nil {
+			// First, so that a retry that is not claimable writes nothing.
+			tag, err := tx.Exec(ctx, claimPendingRetrySQL, c.SessionID, c.Generation, c.Attempt)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != 1 {
+				return store.ErrNotClaimed
+			}
+		}
 		adv := advanceSQL
 		if w.Session != nil {
 			adv = advanceSessionSQL
@@ -178,6 +188,12 @@ func (db *DB) appendTx(ctx context.Context, w store.EventWrite, args []any) erro
 		if retryArgs != nil {
 			if _, err := tx.Exec(ctx, savePendingRetrySQL, retryArgs...); err != nil {
 				return mapConstraint(err, "pending retry")
+			}
+		}
+
+		if w.DeleteRetry {
+			if _, err := tx.Exec(ctx, `DELETE FROM pending_retries WHERE session_id = $1`, ev.SessionID); err != nil {
+				return err
 			}
 		}
 
@@ -262,6 +278,10 @@ func validateEventWrite(w *store.EventWrite) error {
 		return fmt.Errorf("%w: message of session %q in an event of session %q", store.ErrInvalid, w.UpsertMessage.SessionID, ev.SessionID)
 	case w.AppendText != nil && w.AppendText.MessageID == "":
 		return fmt.Errorf("%w: text append without message id", store.ErrInvalid)
+	case w.ClaimRetry != nil && w.ClaimRetry.SessionID != ev.SessionID:
+		return fmt.Errorf("%w: claim of a retry of session %q in an event of session %q", store.ErrInvalid, w.ClaimRetry.SessionID, ev.SessionID)
+	case w.DeleteRetry && (w.SaveRetry != nil || w.ClaimRetry != nil):
+		return fmt.Errorf("%w: an event that deletes the pending retry cannot also save or claim it", store.ErrInvalid)
 	case w.Task != nil && w.Task.ID == "":
 		return fmt.Errorf("%w: task without id", store.ErrInvalid)
 	case w.Task != nil && w.Task.GateDeadline < 0:

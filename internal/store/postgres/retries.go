@@ -84,13 +84,17 @@ func (db *DB) GetPendingRetry(ctx context.Context, sessionID string) (store.Pend
 	return r, nil
 }
 
+// claimPendingRetrySQL is ClaimPendingRetry's, also run by AppendEvent
+// for EventWrite.ClaimRetry.
+const claimPendingRetrySQL = `UPDATE pending_retries SET state = 'dispatching'
+	WHERE session_id = $1 AND generation = $2 AND attempt = $3 AND state = 'pending'`
+
 // ClaimPendingRetry moves pending→dispatching iff generation and attempt
 // match: one conditional UPDATE. A racer that finds the row locked waits,
 // then re-checks the condition on the committed row and matches nothing,
 // so exactly one caller gets true.
 func (db *DB) ClaimPendingRetry(ctx context.Context, sessionID string, generation int64, attempt int) (bool, error) {
-	tag, err := db.exec(ctx, `UPDATE pending_retries SET state = 'dispatching'
-		WHERE session_id = $1 AND generation = $2 AND attempt = $3 AND state = 'pending'`, sessionID, generation, attempt)
+	tag, err := db.exec(ctx, claimPendingRetrySQL, sessionID, generation, attempt)
 	if err != nil {
 		return false, fmt.Errorf("store: claim pending retry of %s: %w", sessionID, err)
 	}

@@ -63,3 +63,45 @@ func testClaimPendingRetriesMatchesOneByOne(t *testing.T, f Factory) {
 	require.NoError(t, err)
 	require.Empty(t, none)
 }
+
+// A turn.started that carries its retry's claim writes the event and the
+// claim together, or, when the retry is not claimable, nothing at all; a
+// turn.completed that carries the delete removes the row with the event.
+func testAppendEventClaimsAndDeletesTheRetry(t *testing.T, f Factory) {
+	t.Parallel()
+	db := f.New(t)
+	ctx := t.Context()
+	require.NoError(t, db.CreateTask(ctx, newTask("t1", 1), newSession("s1", "t1", 1)))
+	require.NoError(t, db.SavePendingRetry(ctx, store.PendingRetry{SessionID: "s1", TaskID: "t1", Generation: 2, Attempt: 1,
+		MaxAttempts: 3, RetryAt: at(1), CreatedAt: at(1)}))
+	event := func(seq int64, typ string) store.Event {
+		return store.Event{SessionID: "s1", Seq: seq, Type: typ, Payload: []byte(`{}`), At: at(int(seq))}
+	}
+
+	err := db.AppendEvent(ctx, store.EventWrite{Event: event(1, "session.turn.started"),
+		ClaimRetry: &store.RetryClaim{SessionID: "s1", Generation: 1, Attempt: 1}}) // an older generation's timer
+	require.ErrorIs(t, err, store.ErrNotClaimed)
+	evs, err := db.ListEvents(ctx, "s1", 0, 0)
+	require.NoError(t, err)
+	require.Empty(t, evs, "nothing of a write whose claim failed")
+	r, err := db.GetPendingRetry(ctx, "s1")
+	require.NoError(t, err)
+	require.Equal(t, store.RetryPending, r.State)
+
+	claim := &store.RetryClaim{SessionID: "s1", Generation: 2, Attempt: 1}
+	require.NoError(t, db.AppendEvent(ctx, store.EventWrite{Event: event(1, "session.turn.started"), ClaimRetry: claim}))
+	r, err = db.GetPendingRetry(ctx, "s1")
+	require.NoError(t, err)
+	require.Equal(t, store.RetryDispatching, r.State)
+	require.ErrorIs(t, db.AppendEvent(ctx, store.EventWrite{Event: event(2, "session.turn.started"), ClaimRetry: claim}),
+		store.ErrNotClaimed, "claimed once only")
+
+	require.NoError(t, db.AppendEvent(ctx, store.EventWrite{Event: event(2, "session.turn.completed"), DeleteRetry: true}))
+	_, err = db.GetPendingRetry(ctx, "s1")
+	require.ErrorIs(t, err, store.ErrNotFound)
+	evs, err = db.ListEvents(ctx, "s1", 0, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	require.NoError(t, db.AppendEvent(ctx, store.EventWrite{Event: event(3, "session.turn.completed"), DeleteRetry: true}),
+		"deleting a missing retry is no error")
+}

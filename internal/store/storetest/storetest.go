@@ -84,6 +84,7 @@ var tests = []struct {
 	{"ContextIsRespected", testContextIsRespected},
 	{"StreamedChunksReadWholeAndSeal", testStreamedChunksReadWholeAndSeal},
 	{"ClaimPendingRetriesMatchesOneByOne", testClaimPendingRetriesMatchesOneByOne},
+	{"AppendEventClaimsAndDeletesTheRetry", testAppendEventClaimsAndDeletesTheRetry},
 	{"ConcurrentAppendEventAcrossSessions", testConcurrentAppendEventAcrossSessions},
 	{"ConcurrentAppendEventSameSession", testConcurrentAppendEventSameSession},
 	{"ClaimPendingRetryExactlyOnce", testClaimPendingRetryExactlyOnce},
