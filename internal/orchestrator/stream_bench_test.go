@@ -140,7 +140,8 @@ func writtenBytes(tb testing.TB) int64 {
 
 // BenchmarkStreamReply: one reply of N chunks of 20 B streamed by the mock
 // agent as fast as it can, from the prompt to the end of the turn: time,
-// bytes written by the daemon per reply and per reply byte, allocations.
+// bytes written by the daemon per reply and per reply byte, the daemon's
+// CPU per reply, allocations.
 func BenchmarkStreamReply(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 50_000} {
 		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
@@ -149,11 +150,12 @@ func BenchmarkStreamReply(b *testing.B) {
 			r := newStreamRig(b)
 			b.ReportAllocs()
 			var written int64
-			var elapsed time.Duration
+			var elapsed, cpu time.Duration
 			for b.Loop() {
-				w0, t0 := writtenBytes(b), time.Now()
+				w0, t0, c0 := writtenBytes(b), time.Now(), cpuTime(b)
 				got := r.prompt(fmt.Sprintf("/stream:%d:%d go", n, size))
 				elapsed += time.Since(t0)
+				cpu += cpuTime(b) - c0
 				written += writtenBytes(b) - w0
 				if got.stopReason != "end_turn" {
 					b.Fatalf("turn ended %q, not end_turn", got.stopReason)
@@ -164,6 +166,9 @@ func BenchmarkStreamReply(b *testing.B) {
 			}
 			iters := float64(b.N)
 			b.ReportMetric(float64(elapsed.Milliseconds())/iters, "ms/reply")
+			// The daemon's own CPU (not the agent's): what a loaded machine
+			// cannot hide.
+			b.ReportMetric(float64(cpu.Milliseconds())/iters, "daemon-cpu-ms/reply")
 			b.ReportMetric(float64(written)/iters/(1<<20), "MiB-written/reply")
 			b.ReportMetric(float64(written)/iters/float64(size), "written/reply-byte")
 		})
