@@ -81,6 +81,7 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 				AND pending_retries.attempt = k.att AND pending_retries.state = 'pending'
 			RETURNING pending_retries.session_id`},
 		{&h.deleteRetry, `DELETE FROM pending_retries WHERE session_id = ?`},
+		{&h.replaceTask, `UPDATE tasks SET title = ?, agent = ?, workdir = ?, max_attempts = ?, state = ?, updated_at = ?, gate_deadline_ns = ?, archived_at = ?, on_usage_limit = ? WHERE id = ?`},
 		{&h.savepoint, `SAVEPOINT w`},
 		{&h.rollbackTo, `ROLLBACK TO w`},
 		{&h.release, `RELEASE w`},
