@@ -183,8 +183,10 @@ func (c *acpClient) RequestPermission(_ context.Context, p acp.RequestPermission
 	if p.ToolCall.Title != nil {
 		title = *p.ToolCall.Title
 	}
-	// The chat shows the request and its answer on the tool's card.
-	answered := Event{Kind: EventToolCallUpdate, ToolCallID: string(p.ToolCall.ToolCallId), Permission: "cancelled"}
+	// The chat shows the request and its answer on the tool's card. The SDK
+	// handles requests apart from notifications, so this may overtake the
+	// tool_call that opened the card: it carries the title to open it itself.
+	answered := Event{Kind: EventToolCallUpdate, ToolCallID: string(p.ToolCall.ToolCallId), Title: title, Permission: "cancelled"}
 	for _, o := range p.Options {
 		if want[o.Kind] {
 			c.log.Info("permission answered", zap.String("tool", title),
