@@ -9,7 +9,7 @@ OVERLOAD_ARGS ?=
 # Extra arguments for `make chaos`, e.g. CHAOS_ARGS="-rounds 200 -seed 7" or "-seeds 5,13 -v".
 CHAOS_ARGS ?=
 
-.PHONY: run build test bench bench-stores lint fuzz overload realagents chaos clean
+.PHONY: run build test bench bench-stores lint fuzz overload realagents chaos fleet clean
 
 run: build
 	./$(BIN) serve $(ARGS)
@@ -21,6 +21,11 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+
+# The fleet tests alone (issue 17; part of `make test` too): a throwaway
+# PostgreSQL and N real daemons on loopback ports sharing it.
+fleet:
+	ORCHESTRATORD_REQUIRE_POSTGRES=1 $(GO) test -race -count=1 -v -timeout 15m ./test/fleet/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...

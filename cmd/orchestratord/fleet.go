@@ -38,19 +38,19 @@ func daemonIdentity(dataDir, advertise string, ln net.Addr, profiles map[string]
 // startFleet joins the fleet: on PostgreSQL a heartbeat lease in
 // fleet_members (stopped by the returned func, which marks this daemon
 // stopped), on SQLite a fleet of one.
-func startFleet(ctx context.Context, db daemonStore, self fleet.Identity, load fleet.LoadFunc, log *zap.Logger) (fleet.Lister, func(), error) {
+func startFleet(ctx context.Context, db daemonStore, self fleet.Identity, lease time.Duration, load fleet.LoadFunc, log *zap.Logger) (fleet.Lister, func(), error) {
 	pg, ok := db.(*postgres.DB)
 	if !ok {
 		return &fleet.Local{Self: self, Load: load, Started: time.Now()}, func() {}, nil
 	}
-	r, err := fleet.New(fleet.Config{Pool: pg.Pool(), Self: self, Load: load, Logger: log})
+	r, err := fleet.New(fleet.Config{Pool: pg.Pool(), Self: self, Load: load, Lease: lease, Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := r.Start(ctx); err != nil {
 		return nil, nil, err
 	}
-	log.Info("joined the fleet", zap.String("daemon_id", self.ID), zap.String("addr", self.Addr), zap.Duration("lease", fleet.DefaultLease))
+	log.Info("joined the fleet", zap.String("daemon_id", self.ID), zap.String("addr", self.Addr), zap.Duration("lease", lease))
 	return r, func() {
 		if err := r.Close(); err != nil {
 			log.Warn("leaving the fleet", zap.Error(err))

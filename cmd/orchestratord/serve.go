@@ -48,6 +48,8 @@ type serveOptions struct {
 	maxAgents  int
 	store      string
 	advertise  string
+	fleet      bool
+	fleetLease time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -82,6 +84,10 @@ func newServeCmd() *cobra.Command {
 		"most agent processes alive at once; more tasks wait in line (QUEUED) and idle agents give way (default: min(cores×4, GiB×2)) (env ORCHESTRATORD_MAX_AGENTS)")
 	f.StringVar(&o.advertise, "advertise-addr", "",
 		"host:port other daemons of the fleet and their clients reach this one at (default: the listen address) (env ORCHESTRATORD_ADVERTISE_ADDR)")
+	f.BoolVar(&o.fleet, "fleet", false,
+		"share the PostgreSQL --store with other daemons as one fleet: each session owned by the daemon that runs it, taken over when that daemon dies (env ORCHESTRATORD_FLEET)")
+	f.DurationVar(&o.fleetLease, "fleet-lease", fleet.DefaultLease,
+		"how long a daemon of the fleet stays live without a heartbeat; its sessions are taken over once it expires (env ORCHESTRATORD_FLEET_LEASE)")
 	f.StringSliceVar(&o.hosts, "allowed-hosts", nil,
 		"host names the UI and API answer to besides localhost, IP addresses and the --addr host, comma-separated; *.example.com for subdomains (env ORCHESTRATORD_ALLOWED_HOSTS)")
 	return cmd
@@ -182,7 +188,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := openDaemonStore(ctx, o.store, dataDir)
+	db, err := openDaemonStore(ctx, o.store, dataDir, o.fleet)
 	if err != nil {
 		return err
 	}
@@ -240,7 +246,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	members, leave, err := startFleet(ctx, db, self, func() int { live, _ := svc.Load(); return live }, log.Named("fleet"))
+	members, leave, err := startFleet(ctx, db, self, o.fleetLease, func() int { live, _ := svc.Load(); return live }, log.Named("fleet"))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,18 +31,26 @@ func storeKind(spec string) (string, error) {
 }
 
 // openDaemonStore opens the store --store names; sqlite lives in dataDir.
-func openDaemonStore(ctx context.Context, spec, dataDir string) (daemonStore, error) {
+// inFleet (--fleet): the database is shared with the fleet's other daemons.
+func openDaemonStore(ctx context.Context, spec, dataDir string, inFleet bool) (daemonStore, error) {
 	kind, err := storeKind(spec)
 	if err != nil {
 		return nil, err
+	}
+	if inFleet && kind != "postgres" {
+		return nil, errors.New("--fleet needs a PostgreSQL store (--store postgres://…): the daemons of a fleet share its database")
 	}
 	if kind == "postgres" {
 		db, err := postgres.Open(ctx, spec)
 		if err != nil {
 			return nil, err
 		}
-		// One daemon per database, as one per data dir.
-		if err := db.Own(ctx); err != nil {
+		// One daemon per database, as one per data dir; or one fleet.
+		mode := postgres.OwnAlone
+		if inFleet {
+			mode = postgres.OwnShared
+		}
+		if err := db.Own(ctx, mode); err != nil {
 			_ = db.Close()
 			return nil, err
 		}

@@ -128,7 +128,7 @@ func TestImportRefusesATargetADaemonOwns(t *testing.T) {
 	daemon, err := postgres.Open(ctx, dsn)
 	require.NoError(t, err)
 	defer daemon.Close()
-	require.NoError(t, daemon.Own(ctx))
+	require.NoError(t, daemon.Own(ctx, postgres.OwnAlone))
 
 	dst, err := postgres.Open(ctx, dsn)
 	require.NoError(t, err)

@@ -16,13 +16,27 @@ const ownLock = 0x6f72636865
 // ErrInUse: another orchestratord holds the database.
 var ErrInUse = errors.New("store: the database is in use by another orchestratord")
 
-// Own makes this store the database's only daemon until Close: a session
-// advisory lock, held on a connection of its own. A second daemon on the
-// same database — from another data dir or another machine — is refused
-// with ErrInUse naming the holder, as the data dir's lock refuses a second
-// daemon on one data dir. (Tools that only copy, like migrate-store, do
-// not take it.)
-func (db *DB) Own(ctx context.Context) error {
+// OwnMode says how a daemon holds its database.
+type OwnMode int
+
+const (
+	// OwnAlone: the database's only daemon (an exclusive advisory lock).
+	OwnAlone OwnMode = iota
+	// OwnShared: one daemon of a fleet (--fleet): the lock is shared, so
+	// the fleet's daemons run side by side, each session owned by lease
+	// (internal/fleet), while a daemon that wants the database alone, and
+	// migrate-store, are still refused.
+	OwnShared
+)
+
+// Own holds the database for this daemon until Close: a session advisory
+// lock, held on a connection of its own. With OwnAlone a second daemon on
+// the same database — from another data dir or another machine — is
+// refused with ErrInUse naming the holder, as the data dir's lock refuses
+// a second daemon on one data dir; with OwnShared only a daemon that holds
+// it alone is. (Tools that only copy, like migrate-store, take it for
+// their transaction.)
+func (db *DB) Own(ctx context.Context, mode OwnMode) error {
 	if err := db.usable(ctx); err != nil {
 		return err
 	}
@@ -32,14 +46,21 @@ func (db *DB) Own(ctx context.Context) error {
 	}
 	conn := c.Hijack() // out of the pool: it lives as long as the lock
 	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(ownLock)).Scan(&got); err != nil {
+	lock := "SELECT pg_try_advisory_lock($1)"
+	if mode == OwnShared {
+		lock = "SELECT pg_try_advisory_lock_shared($1)"
+	}
+	if err := conn.QueryRow(ctx, lock, int64(ownLock)).Scan(&got); err != nil {
 		_ = conn.Close(context.WithoutCancel(ctx))
 		return db.fail(ctx, err)
 	}
 	if !got {
 		holder := db.holder(ctx, conn)
 		_ = conn.Close(context.WithoutCancel(ctx))
-		return fmt.Errorf("%w (%s): %s; stop it first, or give this one a database of its own", ErrInUse, holder, db.name)
+		if mode == OwnShared {
+			return fmt.Errorf("%w (%s), which holds it alone: %s; stop it, or start every daemon of the fleet with --fleet", ErrInUse, holder, db.name)
+		}
+		return fmt.Errorf("%w (%s): %s; stop it first, give this one a database of its own, or run them all as one fleet (--fleet)", ErrInUse, holder, db.name)
 	}
 	db.ownMu.Lock()
 	db.owner = conn
