@@ -251,12 +251,20 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		return err
 	}
 	defer leave() // before the store closes: it marks this daemon stopped
+	relay, err := newRelay(db, o.fleet, self.ID, svc, log.Named("relay"))
+	if err != nil {
+		return err
+	}
 	api, err := wsapi.New(wsapi.Config{Service: svc, Token: token, Logger: log.Named("wsapi"), Static: web.Static(),
-		AllowedHosts: allowedHosts(o.addr, o.hosts), Health: storeHealth(db), Fleet: members})
+		AllowedHosts: allowedHosts(o.addr, o.hosts), Health: storeHealth(db), Fleet: members, Remote: relay.remote()})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = api.Close() }()
+	if err := relay.start(ctx, api); err != nil {
+		return err
+	}
+	defer relay.close() // after the API: its connections' watches end first
 
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.RequireToken(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
@@ -285,6 +293,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.shutdown)
 	defer cancel()
 	_ = api.Close() // WebSocket connections are hijacked: Shutdown does not end them
+	relay.close()   // before the service: no forwarded command runs during its Close
 	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("http shutdown", zap.Error(err))
 	}

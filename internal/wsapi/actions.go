@@ -22,9 +22,9 @@ var actions = map[string]actionFunc{
 	ActionSessionSubscribe:   sessionSubscribe,
 	ActionSessionUnsubscribe: sessionUnsubscribe,
 	ActionSessionPage:        sessionPage,
-	ActionSessionPrompt:      sessionPrompt,
-	ActionSessionStop:        sessionStop,
-	ActionSessionRecover:     sessionRecover,
+	ActionSessionPrompt:      routed(sessionPrompt),
+	ActionSessionStop:        routed(sessionStop),
+	ActionSessionRecover:     routed(sessionRecover),
 	ActionAgentList:          agentList,
 	ActionGateList:           gateList,
 	ActionFleetList:          fleetList,
@@ -221,7 +221,7 @@ func sessionSubscribe(ctx context.Context, c *conn, req request) (any, func(), e
 		return nil, nil, fieldError(CodeValidationError, "after_seq", "after_seq must not be negative")
 	}
 	c.dropSub(p.SessionID)
-	res, f, err := c.s.feeds.subscribeSession(ctx, p, c.s.cfg.SubscriberBuffer)
+	res, f, err := c.subscribeFeed(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}

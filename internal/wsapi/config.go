@@ -142,6 +142,9 @@ type Config struct {
 	// *fleet.Registry on PostgreSQL, a *fleet.Local (just this daemon) on
 	// SQLite. Nil: fleet.list answers UNAVAILABLE.
 	Fleet fleet.Lister
+	// Remote reaches the sessions other daemons of the fleet run (see
+	// Remote). Nil: every session is this daemon's.
+	Remote Remote
 }
 
 // StoreHealth is the store's write health as /healthz shows it.

@@ -60,6 +60,10 @@ type conn struct {
 	ended bool // set by run at teardown; no subscription may be added after
 
 	limiter *tokenBucket // used by readLoop only
+
+	// executing: a command forwarded by another daemon (Server.Execute),
+	// answered here and never forwarded again.
+	executing bool
 }
 
 // sessionSub is one session.subscribe on this connection.

@@ -1,0 +1,41 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// routeLeaseKind is the kind of the lease by which a daemon owns a
+// session (fleet_leases: key the session id, holder the owner's daemon id).
+const routeLeaseKind = "session"
+
+// Route says where a session runs, as this daemon must treat it.
+type Route struct {
+	// Owner is the daemon id of the session's owner when it is another
+	// daemon; "" when the session is this daemon's to run (it holds the
+	// lease, or nobody does).
+	Owner string
+	// Gone: the owner's lease ran out (it died or lost the database) and
+	// nobody has taken the session over yet; commands cannot reach it.
+	Gone bool
+}
+
+// Route reads the session's owner from its lease.
+func (r *Relay) Route(ctx context.Context, sessionID string) (Route, error) {
+	var holder string
+	var live bool
+	err := r.cfg.Pool.QueryRow(ctx, `SELECT holder, expires_at > now() FROM fleet_leases WHERE kind = $1 AND key = $2`,
+		routeLeaseKind, sessionID).Scan(&holder, &live)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Route{}, nil
+	case err != nil:
+		return Route{}, fmt.Errorf("%w: read the owner of session %s: %w", ErrUnavailable, sessionID, err)
+	case holder == "" || holder == r.cfg.Self:
+		return Route{}, nil
+	}
+	return Route{Owner: holder, Gone: !live}, nil
+}

@@ -1,0 +1,94 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// RemoteSessions is how this daemon shows a session that another daemon of
+// its fleet runs (issue 17): read from the shared store, never loaded into
+// this daemon's memory (it writes none of its events). cmd/orchestratord
+// wires the PostgreSQL store and internal/fleet's Relay; wsapi decides
+// which sessions go this way.
+type RemoteSessions interface {
+	// SessionSnapshot reads the session and its messages as of one commit
+	// (the session's LastSeq).
+	SessionSnapshot(ctx context.Context, sessionID string) (store.Session, []store.Message, error)
+	// Watch feeds deliver every event of the session after seq after, in
+	// order, whichever daemon writes them; deliver never blocks and
+	// returning false ends the watch, as stop does.
+	Watch(sessionID string, after int64, deliver func(store.Event) bool) (stop func())
+}
+
+// SubscribeRemote is SubscribeSession for a session another daemon runs:
+// the same answer (a snapshot, or with AfterSeq the replay of the events
+// after it) and then every later event, relayed from the store by src —
+// so a reconnecting client catches up with after_seq exactly as on the
+// session's own daemon. The snapshot is one consistent read of the whole
+// session, not paged (DESIGN §5's pages hold the session's lock on its
+// own daemon, which this one does not have).
+func (s *Service) SubscribeRemote(ctx context.Context, req SubscribeRequest, buffer int, src RemoteSessions) (SubscribeResult, *Subscription, error) {
+	if req.SessionID == "" {
+		return SubscribeResult{}, nil, fmt.Errorf("%w: session_id is required", ErrValidation)
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return SubscribeResult{}, nil, ErrClosed
+	}
+	if buffer <= 0 {
+		buffer = s.cfg.SubscriberBuffer
+	}
+	sess, err := s.store.GetSession(ctx, req.SessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return SubscribeResult{}, nil, fmt.Errorf("%w: session %q", ErrNotFound, req.SessionID)
+	}
+	if err != nil {
+		return SubscribeResult{}, nil, fmt.Errorf("get session: %w", err)
+	}
+	if req.TaskID != "" && sess.TaskID != req.TaskID {
+		return SubscribeResult{}, nil, fmt.Errorf("%w: session %q does not belong to task %q", ErrForbidden, req.SessionID, req.TaskID)
+	}
+	res := SubscribeResult{Session: sess, LastSeq: sess.LastSeq}
+	after := req.AfterSeq
+	if after != nil && (*after < 0 || *after > sess.LastSeq || sess.LastSeq-*after > maxReplayEvents) {
+		after = nil // unknown position: start from a snapshot
+	}
+	if after != nil {
+		evs, complete, err := s.store.ListEventsUpTo(ctx, sess.ID, *after, 4*s.cfg.SnapshotPageBytes)
+		if err != nil {
+			return SubscribeResult{}, nil, fmt.Errorf("list events: %w", err)
+		}
+		if complete {
+			// Every event up to now: the feed goes on from the last one
+			// (the owner may have written more since the session was read).
+			res.Mode, res.LastSeq = "replay", *after
+			res.Events = make([]Notification, 0, len(evs))
+			for _, e := range evs {
+				res.Events = append(res.Events, Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
+				res.LastSeq = e.Seq
+			}
+		} else {
+			after = nil
+		}
+	}
+	if after == nil {
+		snap, msgs, err := src.SessionSnapshot(ctx, sess.ID)
+		if err != nil {
+			return SubscribeResult{}, nil, fmt.Errorf("read session: %w", err)
+		}
+		res.Mode, res.Session, res.Messages, res.LastSeq = "snapshot", snap, msgs, snap.LastSeq
+	}
+	if res.Task, err = s.store.GetTask(ctx, sess.TaskID); err != nil {
+		return SubscribeResult{}, nil, fmt.Errorf("get task of session: %w", err)
+	}
+	sub := newSubscription(buffer)
+	sub.remove = src.Watch(sess.ID, res.LastSeq, func(e store.Event) bool {
+		return sub.deliver(Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
+	})
+	return res, sub, nil
+}

@@ -1,0 +1,156 @@
+package wsapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/fleet"
+	"github.com/orchestratord/orchestratord/internal/orchestrator"
+)
+
+// Remote reaches the sessions another daemon of the fleet runs (issue 17:
+// any daemon serves any client). cmd/orchestratord wires it to
+// internal/fleet's Relay, which goes through the shared database; wsapi
+// only routes. Nil (SQLite, a daemon alone): every session is this
+// daemon's.
+type Remote interface {
+	// Route names the daemon that runs the session when it is not this
+	// one (Owner ""), and whether that owner is gone.
+	Route(ctx context.Context, sessionID string) (fleet.Route, error)
+	// Send forwards a session command to owner and returns its answer;
+	// fleet.ErrOwnerUnavailable or fleet.ErrNoAnswer when there is none.
+	Send(ctx context.Context, owner string, cmd fleet.Command) (fleet.Answer, error)
+	// SubscribeRemote is SubscribeSession for a session another daemon
+	// runs (orchestrator.Service.SubscribeRemote with the relay). A nil
+	// feed is only returned with an error.
+	SubscribeRemote(ctx context.Context, req orchestrator.SubscribeRequest, buffer int) (orchestrator.SubscribeResult, Feed, error)
+}
+
+// Feed is a subscription's feed of notifications; *orchestrator.Subscription
+// satisfies it.
+type Feed = feed
+
+// forwarded are the requests that act on a session and go to the daemon
+// that runs it (its events are that daemon's alone to write).
+var forwarded = map[string]bool{
+	ActionSessionPrompt:  true,
+	ActionSessionStop:    true,
+	ActionSessionRecover: true,
+}
+
+// routed wraps a forwarded action: a request for a session another daemon
+// runs is sent there and answered with that daemon's answer, its typed
+// error included; anything else is handled here.
+func routed(h actionFunc) actionFunc {
+	return func(ctx context.Context, c *conn, req request) (any, func(), error) {
+		if c.s.cfg.Remote == nil || c.executing {
+			return h(ctx, c, req)
+		}
+		var p struct {
+			SessionID string `json:"session_id"`
+		}
+		if json.Unmarshal(req.payload, &p) != nil || p.SessionID == "" {
+			return h(ctx, c, req) // its own validation answers
+		}
+		rt, err := c.route(ctx, p.SessionID)
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case rt.Owner == "":
+			return h(ctx, c, req)
+		case rt.Gone:
+			e := newError(CodeUnavailable, "the daemon that runs session %q is gone; another daemon takes the session over shortly, try again then", p.SessionID)
+			e.Details = map[string]any{"owner": rt.Owner, "applied": false}
+			return nil, nil, e
+		}
+		ans, err := c.s.cfg.Remote.Send(ctx, rt.Owner, fleet.Command{Action: req.action, SessionID: p.SessionID, Payload: req.payload})
+		if err != nil {
+			c.log.Warn("fleet: a request for another daemon's session got no answer", zap.String("action", req.action),
+				zap.String("session_id", p.SessionID), zap.String("owner", rt.Owner), zap.Error(err))
+		}
+		switch {
+		case errors.Is(err, fleet.ErrOwnerUnavailable):
+			e := newError(CodeUnavailable, "the daemon that runs session %q did not take the request in time; nothing was done, try again", p.SessionID)
+			e.Details = map[string]any{"owner": rt.Owner, "applied": false}
+			return nil, nil, e
+		case err != nil:
+			e := newError(CodeUnavailable, "the daemon that runs session %q took the request but did not answer; it may have been applied (the session will show it)", p.SessionID)
+			e.Details = map[string]any{"owner": rt.Owner, "maybe_applied": true}
+			return nil, nil, e
+		case len(ans.Error) > 0:
+			var e Error
+			if json.Unmarshal(ans.Error, &e) != nil || e.Code == "" {
+				return nil, nil, newError(CodeInternalError, "the daemon that runs session %q gave an unreadable answer", p.SessionID)
+			}
+			return nil, nil, &e
+		}
+		if len(ans.Result) == 0 {
+			return nil, nil, nil
+		}
+		return ans.Result, nil, nil
+	}
+}
+
+// route asks where a session runs; a session whose owner is gone is
+// UNAVAILABLE until another daemon takes it over.
+func (c *conn) route(ctx context.Context, sessionID string) (fleet.Route, error) {
+	rt, err := c.s.cfg.Remote.Route(ctx, sessionID)
+	if err != nil {
+		c.log.Warn("fleet: the owner of a session cannot be read", zap.String("session_id", sessionID), zap.Error(err))
+		return rt, newError(CodeUnavailable, "which daemon runs session %q cannot be read now (database unreachable); try again", sessionID)
+	}
+	return rt, nil
+}
+
+// subscribeFeed subscribes here or, for a session another daemon runs,
+// through the relay; the answer and the feed are the same either way.
+func (c *conn) subscribeFeed(ctx context.Context, p orchestrator.SubscribeRequest) (orchestrator.SubscribeResult, feed, error) {
+	if c.s.cfg.Remote != nil {
+		rt, err := c.route(ctx, p.SessionID)
+		if err != nil {
+			return orchestrator.SubscribeResult{}, nil, err
+		}
+		if rt.Owner != "" {
+			res, f, err := c.s.cfg.Remote.SubscribeRemote(ctx, p, c.s.cfg.SubscriberBuffer)
+			if err != nil {
+				return res, nil, err
+			}
+			if f == nil {
+				return res, nil, errors.New("relay returned no subscription")
+			}
+			return res, f, nil
+		}
+	}
+	return c.s.feeds.subscribeSession(ctx, p, c.s.cfg.SubscriberBuffer)
+}
+
+// Execute answers a command another daemon forwarded to this one, for a
+// session this one runs, exactly as a request from a client of its own
+// (the same validation and errors), without forwarding it again. It is
+// the fleet.Executor of this daemon's relay.
+func (s *Server) Execute(ctx context.Context, cmd fleet.Command) fleet.Answer {
+	answer := func(e *Error) fleet.Answer {
+		b, _ := json.Marshal(e)
+		return fleet.Answer{Error: b}
+	}
+	if !forwarded[cmd.Action] {
+		return answer(newError(CodeUnknownAction, "action %q is not forwarded between daemons", cmd.Action))
+	}
+	c := &conn{s: s, log: s.log.With(zap.String("forwarded_from", cmd.Origin)), ctx: ctx, executing: true}
+	res, _, err := actions[cmd.Action](ctx, c, request{action: cmd.Action, payload: cmd.Payload})
+	if err != nil {
+		e, expose := toError(err)
+		if !expose {
+			c.log.Error("forwarded request failed", zap.String("action", cmd.Action), zap.Error(err))
+		}
+		return answer(e)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return answer(newError(CodeInternalError, "cannot encode response"))
+	}
+	return fleet.Answer{Result: b}
+}
