@@ -66,6 +66,10 @@ func (w *relayWiring) Route(ctx context.Context, sessionID string) (fleet.Route,
 	return w.relay.Route(ctx, sessionID)
 }
 
+func (w *relayWiring) RouteTask(ctx context.Context, taskID string) (fleet.Route, error) {
+	return w.relay.RouteTask(ctx, taskID)
+}
+
 func (w *relayWiring) Send(ctx context.Context, owner string, cmd fleet.Command) (fleet.Answer, error) {
 	return w.relay.Send(ctx, owner, cmd)
 }

@@ -25,15 +25,26 @@ type Route struct {
 
 // Route reads the session's owner from its lease.
 func (r *Relay) Route(ctx context.Context, sessionID string) (Route, error) {
+	return r.route(ctx, sessionID, `SELECT holder, expires_at > now() FROM fleet_leases WHERE kind = $1 AND key = $2`, routeLeaseKind, sessionID)
+}
+
+// RouteTask is Route for the task's newest session: the one whose events a
+// change of the task (task.update, task.delete) writes.
+func (r *Relay) RouteTask(ctx context.Context, taskID string) (Route, error) {
+	return r.route(ctx, taskID, `SELECT l.holder, l.expires_at > now()
+		FROM (SELECT id FROM sessions WHERE task_id = $2 ORDER BY row_id DESC LIMIT 1) s
+		JOIN fleet_leases l ON l.kind = $1 AND l.key = s.id`, routeLeaseKind, taskID)
+}
+
+func (r *Relay) route(ctx context.Context, id, query string, args ...any) (Route, error) {
 	var holder string
 	var live bool
-	err := r.cfg.Pool.QueryRow(ctx, `SELECT holder, expires_at > now() FROM fleet_leases WHERE kind = $1 AND key = $2`,
-		routeLeaseKind, sessionID).Scan(&holder, &live)
+	err := r.cfg.Pool.QueryRow(ctx, query, args...).Scan(&holder, &live)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Route{}, nil
 	case err != nil:
-		return Route{}, fmt.Errorf("%w: read the owner of session %s: %w", ErrUnavailable, sessionID, err)
+		return Route{}, fmt.Errorf("%w: read the owner of %s: %w", ErrUnavailable, id, err)
 	case holder == "" || holder == r.cfg.Self:
 		return Route{}, nil
 	}

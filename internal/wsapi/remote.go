@@ -20,6 +20,8 @@ type Remote interface {
 	// Route names the daemon that runs the session when it is not this
 	// one (Owner ""), and whether that owner is gone.
 	Route(ctx context.Context, sessionID string) (fleet.Route, error)
+	// RouteTask is Route for the task's newest session.
+	RouteTask(ctx context.Context, taskID string) (fleet.Route, error)
 	// Send forwards a session command to owner and returns its answer;
 	// fleet.ErrOwnerUnavailable or fleet.ErrNoAnswer when there is none.
 	Send(ctx context.Context, owner string, cmd fleet.Command) (fleet.Answer, error)
@@ -35,55 +37,71 @@ type Feed = feed
 
 // forwarded are the requests that act on a session and go to the daemon
 // that runs it (its events are that daemon's alone to write).
+// Task changes too: they write the events of the task's session.
 var forwarded = map[string]bool{
 	ActionSessionPrompt:  true,
 	ActionSessionStop:    true,
 	ActionSessionRecover: true,
+	ActionTaskUpdate:     true,
+	ActionTaskDelete:     true,
 }
 
-// routed wraps a forwarded action: a request for a session another daemon
-// runs is sent there and answered with that daemon's answer, its typed
-// error included; anything else is handled here.
-func routed(h actionFunc) actionFunc {
+// routed wraps a forwarded session action: a request for a session
+// another daemon runs is sent there and answered with that daemon's
+// answer, its typed error included; anything else is handled here.
+func routed(h actionFunc) actionFunc { return routedBy("session_id", h) }
+
+// routedTask wraps a forwarded task action, routed by the task's newest
+// session.
+func routedTask(h actionFunc) actionFunc { return routedBy("task_id", h) }
+
+func routedBy(key string, h actionFunc) actionFunc {
 	return func(ctx context.Context, c *conn, req request) (any, func(), error) {
 		if c.s.cfg.Remote == nil || c.executing {
 			return h(ctx, c, req)
 		}
-		var p struct {
-			SessionID string `json:"session_id"`
-		}
-		if json.Unmarshal(req.payload, &p) != nil || p.SessionID == "" {
+		var p map[string]any
+		_ = json.Unmarshal(req.payload, &p)
+		id, _ := p[key].(string)
+		if id == "" {
 			return h(ctx, c, req) // its own validation answers
 		}
-		rt, err := c.route(ctx, p.SessionID)
+		var rt fleet.Route
+		var err error
+		if key == "task_id" {
+			rt, err = c.routeTask(ctx, id)
+		} else {
+			rt, err = c.route(ctx, id)
+		}
 		switch {
 		case err != nil:
 			return nil, nil, err
 		case rt.Owner == "":
 			return h(ctx, c, req)
 		case rt.Gone:
-			e := newError(CodeUnavailable, "the daemon that runs session %q is gone; another daemon takes the session over shortly, try again then", p.SessionID)
+			e := newError(CodeUnavailable, "the daemon that runs %s %q is gone; another daemon takes it over shortly, try again then", what(key), id)
 			e.Details = map[string]any{"owner": rt.Owner, "applied": false}
 			return nil, nil, e
 		}
-		ans, err := c.s.cfg.Remote.Send(ctx, rt.Owner, fleet.Command{Action: req.action, SessionID: p.SessionID, Payload: req.payload})
+		sid, _ := p["session_id"].(string)
+		ans, err := c.s.cfg.Remote.Send(ctx, rt.Owner, fleet.Command{Action: req.action, SessionID: sid, Payload: req.payload})
 		if err != nil {
 			c.log.Warn("fleet: a request for another daemon's session got no answer", zap.String("action", req.action),
-				zap.String("session_id", p.SessionID), zap.String("owner", rt.Owner), zap.Error(err))
+				zap.String("id", id), zap.String("owner", rt.Owner), zap.Error(err))
 		}
 		switch {
 		case errors.Is(err, fleet.ErrOwnerUnavailable):
-			e := newError(CodeUnavailable, "the daemon that runs session %q did not take the request in time; nothing was done, try again", p.SessionID)
+			e := newError(CodeUnavailable, "the daemon that runs %s %q did not take the request in time; nothing was done, try again", what(key), id)
 			e.Details = map[string]any{"owner": rt.Owner, "applied": false}
 			return nil, nil, e
 		case err != nil:
-			e := newError(CodeUnavailable, "the daemon that runs session %q took the request but did not answer; it may have been applied (the session will show it)", p.SessionID)
+			e := newError(CodeUnavailable, "the daemon that runs %s %q took the request but did not answer; it may have been applied (the session will show it)", what(key), id)
 			e.Details = map[string]any{"owner": rt.Owner, "maybe_applied": true}
 			return nil, nil, e
 		case len(ans.Error) > 0:
 			var e Error
 			if json.Unmarshal(ans.Error, &e) != nil || e.Code == "" {
-				return nil, nil, newError(CodeInternalError, "the daemon that runs session %q gave an unreadable answer", p.SessionID)
+				return nil, nil, newError(CodeInternalError, "the daemon that runs %s %q gave an unreadable answer", what(key), id)
 			}
 			return nil, nil, &e
 		}
@@ -101,6 +119,23 @@ func (c *conn) route(ctx context.Context, sessionID string) (fleet.Route, error)
 	if err != nil {
 		c.log.Warn("fleet: the owner of a session cannot be read", zap.String("session_id", sessionID), zap.Error(err))
 		return rt, newError(CodeUnavailable, "which daemon runs session %q cannot be read now (database unreachable); try again", sessionID)
+	}
+	return rt, nil
+}
+
+func what(key string) string {
+	if key == "task_id" {
+		return "task"
+	}
+	return "session"
+}
+
+// routeTask is route for a task.
+func (c *conn) routeTask(ctx context.Context, taskID string) (fleet.Route, error) {
+	rt, err := c.s.cfg.Remote.RouteTask(ctx, taskID)
+	if err != nil {
+		c.log.Warn("fleet: the owner of a task cannot be read", zap.String("task_id", taskID), zap.Error(err))
+		return rt, newError(CodeUnavailable, "which daemon runs task %q cannot be read now (database unreachable); try again", taskID)
 	}
 	return rt, nil
 }

@@ -37,6 +37,10 @@ func (r *fakeRemote) Route(_ context.Context, sid string) (fleet.Route, error) {
 	return r.routes[sid], nil
 }
 
+func (r *fakeRemote) RouteTask(ctx context.Context, taskID string) (fleet.Route, error) {
+	return r.Route(ctx, "task:"+taskID)
+}
+
 func (r *fakeRemote) Send(ctx context.Context, owner string, cmd fleet.Command) (fleet.Answer, error) {
 	r.mu.Lock()
 	r.sent = append(r.sent, cmd)
@@ -62,9 +66,9 @@ func (r *fakeRemote) SubscribeRemote(_ context.Context, req orchestrator.Subscri
 func remoteEnv(t *testing.T) (*testEnv, *testEnv, *fakeRemote) {
 	t.Helper()
 	b := newTestEnv(t, nil)
-	r := &fakeRemote{routes: map[string]fleet.Route{"s2": {Owner: "B"}, "gone": {Owner: "B", Gone: true}}, peer: b.srv}
+	r := &fakeRemote{routes: map[string]fleet.Route{"s2": {Owner: "B"}, "task:t2": {Owner: "B"}, "gone": {Owner: "B", Gone: true}}, peer: b.srv}
 	// B routes s2 elsewhere too: a forwarded command must still run on B.
-	b.srv.cfg.Remote = &fakeRemote{routes: map[string]fleet.Route{"s2": {Owner: "C"}}}
+	b.srv.cfg.Remote = &fakeRemote{routes: map[string]fleet.Route{"s2": {Owner: "C"}, "task:t2": {Owner: "C"}}}
 	a := newTestEnv(t, func(c *Config) { c.Remote = r })
 	return a, b, r
 }
@@ -101,8 +105,21 @@ func TestCommandsForAnotherDaemonsSessionAreForwarded(t *testing.T) {
 	a.svc.mu.Lock()
 	require.Len(t, a.svc.prompts, 1)
 	a.svc.mu.Unlock()
+	// A change of a task goes where its session runs.
+	c.ok(c.call(ActionTaskUpdate, map[string]any{"task_id": "t2", "title": "renamed on B"}), nil)
+	b.svc.mu.Lock()
+	assert.Equal(t, "renamed on B", b.svc.tasks["t2"].Title)
+	b.svc.mu.Unlock()
+	a.svc.mu.Lock()
+	assert.Equal(t, "second", a.svc.tasks["t2"].Title)
+	a.svc.mu.Unlock()
+	c.ok(c.call(ActionTaskUpdate, map[string]any{"task_id": "t1", "title": "renamed on A"}), nil)
+	a.svc.mu.Lock()
+	assert.Equal(t, "renamed on A", a.svc.tasks["t1"].Title)
+	a.svc.mu.Unlock()
+
 	r.mu.Lock()
-	assert.Len(t, r.sent, 4, "s1's prompt was not forwarded")
+	assert.Len(t, r.sent, 5, "s1's prompt and t1's update were not forwarded")
 	assert.Equal(t, ActionSessionPrompt, r.sent[0].Action)
 	assert.Equal(t, "s2", r.sent[0].SessionID)
 	r.mu.Unlock()
@@ -183,11 +200,11 @@ func TestSubscribeToAnotherDaemonsSessionStreamsTheRelay(t *testing.T) {
 func TestExecuteOnlyRunsSessionCommands(t *testing.T) {
 	t.Parallel()
 	b := newTestEnv(t, nil)
-	ans := b.srv.Execute(t.Context(), fleet.Command{Action: ActionTaskDelete, Payload: json.RawMessage(`{"task_id":"t1"}`)})
+	ans := b.srv.Execute(t.Context(), fleet.Command{Action: ActionSessionSubscribe, Payload: json.RawMessage(`{"session_id":"s1"}`)})
 	var e Error
 	require.NoError(t, json.Unmarshal(ans.Error, &e))
 	assert.Equal(t, CodeUnknownAction, e.Code)
 	b.svc.mu.Lock()
 	defer b.svc.mu.Unlock()
-	assert.Contains(t, b.svc.tasks, "t1")
+	assert.Empty(t, b.svc.sessionFeeds["s1"])
 }
