@@ -16,9 +16,13 @@
 //     of any number of racers gets true.
 //   - ClaimPendingRetries claims any number in one statement (arrays).
 //
-// Concurrent writers run on the pool's connections side by side; the
-// server's WAL flush is shared by the commits that arrive together, so no
-// group commit is needed here.
+// Writes go through the committers (commit.go): the writes that arrive
+// together are sent as one pgx.Batch, in one transaction and one round
+// trip, and share one commit (group commit); each caller still gets its
+// own answer, and one write's failure (a seq conflict, a claimed retry)
+// fails no other. pgx prepares every statement once per connection and
+// keeps it (its default statement cache), so a hot statement is not
+// parsed or planned again.
 //
 // Durability: every write is durable when it returns, as the server's
 // synchronous_commit says (on by default: the commit waits for its WAL
@@ -67,6 +71,11 @@ type DB struct {
 	ownMu sync.Mutex
 	owner *pgx.Conn // holds the advisory lock of Own
 
+	// The committers (commit.go): writes queue on jobs.
+	jobs       chan *job
+	stopCommit chan struct{}
+	commitWG   sync.WaitGroup
+
 	health    health
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -107,6 +116,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.pool.Close()
 		return nil, err
 	}
+	db.startCommitter()
 	return db, nil
 }
 
@@ -128,11 +138,12 @@ func (db *DB) Name() string { return db.name }
 // Pool is the connection pool, for tools (migrate-store) and tests.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
-// Close waits for statements in flight and closes the pool; it is safe to
+// Close waits for writes and statements in flight and closes the pool; it is safe to
 // call more than once. Every other method returns store.ErrClosed afterwards.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		db.closed.Store(true)
+		db.stopCommitter()
 		db.release()
 		db.pool.Close()
 	})
@@ -162,9 +173,11 @@ func (db *DB) fail(ctx context.Context, err error) error {
 	return err
 }
 
-// write runs fn in one transaction (read committed), retrying a few times
-// when the server reports a deadlock or a serialization failure; any error
-// from fn rolls everything back.
+// write runs fn in one transaction (read committed) of its own, retrying a
+// few times when the server reports a deadlock or a serialization failure;
+// any error from fn rolls everything back. For a write that must read
+// between its statements; the others go through the committers (exec,
+// submit), which send them without waiting for each statement's answer.
 func (db *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := db.usable(ctx); err != nil {
 		return err
@@ -180,13 +193,14 @@ func (db *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return db.fail(ctx, db.note(err))
 }
 
-// exec runs one statement as a write (autocommit: one round trip).
+// exec runs one statement as a write, through the committers: it may
+// share its transaction and its commit with other writes.
 func (db *DB) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if err := db.usable(ctx); err != nil {
+	s := &stmt{sql: sql, args: args}
+	if err := db.submit(ctx, false, s); err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	tag, err := db.pool.Exec(ctx, sql, args...)
-	return tag, db.fail(ctx, db.note(err))
+	return s.tag, nil
 }
 
 func retryable(err error) bool {

@@ -18,211 +18,200 @@ const (
 	advanceSQL        = `UPDATE sessions SET last_seq = $1 WHERE id = $2 AND last_seq = $1 - 1`
 	advanceSessionSQL = `UPDATE sessions SET last_seq = $1, state = $6, agent_session_id = $7, generation = $8, updated_at = $9
 		WHERE id = $2 AND last_seq = $1 - 1`
-	insertEventSQL = `INSERT INTO events (session_id, seq, type, payload, at) VALUES ($2, $1, $3, $4, $5)`
+	insertEventFromAdv = `INSERT INTO events (session_id, seq, type, payload, at) SELECT $2::text, $1::bigint, $3::text, $4::json, $5::text FROM adv`
 )
+
+// The statements of AppendEvent, built once (pgx prepares each once per
+// connection), [0] without a session change and [1] with one.
+var (
+	// eventSQL: the advance and the event; one row affected iff the seq
+	// was the next one.
+	eventSQL = [2]string{eventStmt(advanceSQL), eventStmt(advanceSessionSQL)}
+	// chunkSQL: the advance, the event, the text append and the message's
+	// updated_at, in one statement (data-modifying CTEs), written only if
+	// the message is there; one row affected iff all of it was written.
+	chunkSQL = [2]string{chunkStmt(advanceSQL, 5, false), chunkStmt(advanceSessionSQL, 9, false)}
+	// chunkAloneSQL: chunkSQL as it runs alone, in autocommit; it sets
+	// synchronous_commit off for its own commit (see Open).
+	chunkAloneSQL = [2]string{chunkStmt(advanceSQL, 5, true), chunkStmt(advanceSessionSQL, 9, true)}
+	// eventCheckSQL: eventSQL that raises when the seq is not the next
+	// one, for an event with more changes (see stmt).
+	eventCheckSQL = [2]string{eventCheckStmt(advanceSQL), eventCheckStmt(advanceSessionSQL)}
+)
+
+func eventStmt(adv string) string {
+	return `WITH adv AS (` + adv + ` RETURNING id) ` + insertEventFromAdv
+}
+
+func eventCheckStmt(adv string) string {
+	return `WITH adv AS (` + adv + ` RETURNING id), ev AS (` + insertEventFromAdv + ` RETURNING 1)
+		SELECT orchestratord_assert(count(*) = 1, 'seq conflict') FROM ev`
+}
+
+// chunkStmt: the message and the delta are the parameters after adv's n.
+func chunkStmt(adv string, n int, async bool) string {
+	pm, pd := fmt.Sprintf("$%d::text", n+1), fmt.Sprintf("$%d::text", n+2)
+	m := `WITH m AS (SELECT id FROM messages WHERE id = ` + pm + ` AND session_id = $2),`
+	if async {
+		// set_config(…, true) lasts until the statement's commit.
+		m = `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS v),
+		m AS (SELECT id FROM messages WHERE id = ` + pm + ` AND session_id = $2 AND (SELECT v FROM cfg) IS NOT NULL),`
+	}
+	return m + `
+		adv AS (` + adv + ` AND EXISTS (SELECT FROM m) RETURNING id),
+		ev AS (` + insertEventFromAdv + `),
+		ch AS (INSERT INTO message_chunks (message_id, seq, text) SELECT ` + pm + `, $1::bigint, ` + pd + ` FROM adv WHERE ` + pd + ` <> '')
+		UPDATE messages SET updated_at = $5::text WHERE id = ` + pm + ` AND EXISTS (SELECT FROM adv)`
+}
+
+// The other changes of an event, each one statement; those with a check
+// raise (orchestratord_assert) when it fails.
+const (
+	claimCheckSQL = `WITH c AS (` + claimPendingRetrySQL + ` RETURNING 1)
+		SELECT orchestratord_assert(count(*) = 1, 'retry not claimable') FROM c`
+	// The message, unless it is another session's, and none of its
+	// chunks (its text is the upsert's).
+	upsertMessageSQL = `WITH u AS (INSERT INTO messages (id, session_id, turn_id, seq, role, variant, text, metadata, actions, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (id) DO UPDATE SET turn_id = excluded.turn_id, role = excluded.role, variant = excluded.variant,
+				text = excluded.text, metadata = excluded.metadata, actions = excluded.actions, updated_at = excluded.updated_at
+			WHERE messages.session_id = excluded.session_id
+			RETURNING id),
+		d AS (DELETE FROM message_chunks WHERE message_id = (SELECT id FROM u))
+		SELECT orchestratord_assert(count(*) = 1, 'message of another session') FROM u`
+	appendTextSQL = `WITH t AS (UPDATE messages SET updated_at = $1 WHERE id = $2 AND session_id = $3 RETURNING id),
+		c AS (INSERT INTO message_chunks (message_id, seq, text) SELECT id, $4::bigint, $5::text FROM t WHERE $5::text <> '')
+		SELECT orchestratord_assert(count(*) = 1, 'no such message') FROM t`
+	deleteRetrySQL   = `DELETE FROM pending_retries WHERE session_id = $1`
+	deleteMessageSQL = `WITH m AS (DELETE FROM messages WHERE id = $1 AND session_id = $2 RETURNING id)
+		DELETE FROM message_chunks WHERE message_id IN (SELECT id FROM m)`
+	updateTaskSQL = `WITH t AS (UPDATE tasks SET title = $1, agent = $2, workdir = $3, max_attempts = $4, state = $5,
+			updated_at = $6, gate_deadline_ns = $7, archived_at = $8, on_usage_limit = $9 WHERE id = $10 RETURNING 1)
+		SELECT orchestratord_assert(count(*) = 1, 'no such task') FROM t`
+)
+
+// errSeq: the event's seq check failed; AppendEvent says why.
+var errSeq = errors.New("seq check failed")
 
 // AppendEvent appends w.Event and applies its changes atomically, only if
 // its Seq is the session's last_seq+1 (see store.EventWrite and
 // store.DB.AppendEvent for the contract).
 //
 // An event alone, or with a text append and/or a session change — every
-// streamed chunk — is one statement of data-modifying CTEs: one round trip
-// in autocommit, all of it or nothing. The other changes run as a
-// transaction of statements in EventWrite's order.
+// streamed chunk — is one statement of data-modifying CTEs. The other
+// changes are a statement each, in EventWrite's order, in one
+// transaction. Either way the write goes through the committers (one
+// round trip, a commit shared with the writes that arrived with it).
 func (db *DB) AppendEvent(ctx context.Context, w store.EventWrite) error {
-	ev := w.Event
-	if err := validateEventWrite(&w); err != nil {
-		return err
-	}
-	payload, err := encodeRaw(ev.Payload, "event payload")
-	if err != nil {
-		return err
-	}
-	at := fmtTime(ev.At)
-	args := []any{ev.Seq, ev.SessionID, ev.Type, payload, at}
-	if s := w.Session; s != nil {
-		args = append(args, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
-	}
-	if w.UpsertMessage == nil && w.DeleteMessage == "" && w.Task == nil && w.SaveRetry == nil && w.ClaimRetry == nil && !w.DeleteRetry {
-		err = db.appendFast(ctx, w, args)
-	} else {
-		err = db.appendTx(ctx, w, args)
+	p, err := planEvent(w)
+	if err == nil {
+		err = db.explain(ctx, w, p, db.submit(ctx, p.async, p.stmts...))
 	}
 	if err != nil {
-		return fmt.Errorf("store: append event %s/%d: %w", ev.SessionID, ev.Seq, err)
+		return fmt.Errorf("store: append event %s/%d: %w", w.Event.SessionID, w.Event.Seq, err)
 	}
 	return nil
 }
 
-// appendFast is the one-statement path.
-func (db *DB) appendFast(ctx context.Context, w store.EventWrite, args []any) error {
-	adv := advanceSQL
-	if w.Session != nil {
-		adv = advanceSessionSQL
-	}
-	a := w.AppendText
-	if a == nil {
-		sql := `WITH adv AS (` + adv + ` RETURNING id)
-			INSERT INTO events (session_id, seq, type, payload, at) SELECT $2::text, $1::bigint, $3::text, $4::json, $5::text FROM adv`
-		tag, err := db.exec(ctx, sql, args...)
-		if err != nil {
-			return mapConstraint(err, "event")
-		}
-		if tag.RowsAffected() != 1 {
-			return orConflict(db.seqError(ctx, w.Event), w.Event)
-		}
-		return nil
-	}
-	// $10, $11: the message and the delta. The session advances only if
-	// the message is there, so a missing message writes nothing.
-	n := len(args)
-	args = append(args, a.MessageID, a.Delta)
-	pm, pd := fmt.Sprintf("$%d::text", n+1), fmt.Sprintf("$%d::text", n+2)
-	sql := `WITH m AS (SELECT id FROM messages WHERE id = ` + pm + ` AND session_id = $2),`
-	if db.asyncChunks {
-		// The commit of a chunk does not wait for its WAL flush (see
-		// Open); set_config(…, true) lasts until that commit.
-		sql = `WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS v),
-		m AS (SELECT id FROM messages WHERE id = ` + pm + ` AND session_id = $2 AND (SELECT v FROM cfg) IS NOT NULL),`
-	}
-	sql += `
-		adv AS (` + adv + ` AND EXISTS (SELECT FROM m) RETURNING id),
-		ev AS (INSERT INTO events (session_id, seq, type, payload, at) SELECT $2::text, $1::bigint, $3::text, $4::json, $5::text FROM adv),
-		touch AS (UPDATE messages SET updated_at = $5::text WHERE id = ` + pm + ` AND EXISTS (SELECT FROM adv)),
-		ch AS (INSERT INTO message_chunks (message_id, seq, text) SELECT ` + pm + `, $1::bigint, ` + pd + ` FROM adv WHERE ` + pd + ` <> '')
-		SELECT (SELECT count(*) FROM adv), (SELECT count(*) FROM m)`
-	var advanced, found int
-	if err := db.usable(ctx); err != nil {
-		return err
-	}
-	err := db.pool.QueryRow(ctx, sql, args...).Scan(&advanced, &found)
-	if err = db.fail(ctx, db.note(err)); err != nil {
-		return mapConstraint(err, "chunk of message "+a.MessageID)
-	}
-	if advanced == 1 {
-		return nil
-	}
-	if err := db.seqError(ctx, w.Event); err != nil {
-		return err
-	}
-	return fmt.Errorf("%w: message %s in session %s", store.ErrNotFound, a.MessageID, w.Event.SessionID)
+// eventPlan is an event's statements.
+type eventPlan struct {
+	stmts []*stmt
+	// fast: one statement that writes nothing, without an error, when the
+	// seq is not the next one (or the message of a chunk is missing).
+	fast bool
+	// async: a streamed chunk, which may commit without waiting for its
+	// WAL flush (see Open).
+	async bool
 }
 
-// appendTx is the general path: one transaction.
-func (db *DB) appendTx(ctx context.Context, w store.EventWrite, args []any) error {
+func planEvent(w store.EventWrite) (eventPlan, error) {
 	ev := w.Event
-	var msgArgs, retryArgs []any
-	var err error
-	if m := w.UpsertMessage; m != nil {
-		if msgArgs, err = upsertArgs(m, ev); err != nil {
-			return err
+	if err := validateEventWrite(&w); err != nil {
+		return eventPlan{}, err
+	}
+	payload, err := encodeRaw(ev.Payload, "event payload")
+	if err != nil {
+		return eventPlan{}, err
+	}
+	args := []any{ev.Seq, ev.SessionID, ev.Type, payload, fmtTime(ev.At)}
+	if s := w.Session; s != nil {
+		args = append(args, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
+	}
+	sess := btoi(w.Session != nil)
+	if w.UpsertMessage == nil && w.DeleteMessage == "" && w.Task == nil && w.SaveRetry == nil && w.ClaimRetry == nil && !w.DeleteRetry {
+		if a := w.AppendText; a != nil {
+			s := plain("chunk of message "+a.MessageID, chunkSQL[sess], append(args, a.MessageID, a.Delta)...)
+			s.alone = chunkAloneSQL[sess]
+			return eventPlan{stmts: []*stmt{s}, fast: true, async: true}, nil
 		}
+		return eventPlan{stmts: []*stmt{plain("event", eventSQL[sess], args...)}, fast: true}, nil
+	}
+
+	// The general path: a statement per change, in one transaction; a
+	// check that fails rolls all of it back.
+	var stmts []*stmt
+	if c := w.ClaimRetry; c != nil {
+		// First, so that a retry that is not claimable writes nothing.
+		stmts = append(stmts, check("pending retry", claimCheckSQL, store.ErrNotClaimed, c.SessionID, c.Generation, c.Attempt))
+	}
+	stmts = append(stmts, check("event", eventCheckSQL[sess], errSeq, args...))
+	if m := w.UpsertMessage; m != nil {
+		msgArgs, err := upsertArgs(m, ev)
+		if err != nil {
+			return eventPlan{}, err
+		}
+		stmts = append(stmts, check("message "+m.ID, upsertMessageSQL,
+			fmt.Errorf("%w: message %s belongs to another session", store.ErrExists, m.ID), msgArgs...))
+	}
+	if a := w.AppendText; a != nil {
+		stmts = append(stmts, check("chunk of message "+a.MessageID, appendTextSQL,
+			fmt.Errorf("%w: message %s in session %s", store.ErrNotFound, a.MessageID, ev.SessionID),
+			args[4], a.MessageID, ev.SessionID, ev.Seq, a.Delta))
 	}
 	if r := w.SaveRetry; r != nil {
 		if r.SessionID != ev.SessionID {
-			return fmt.Errorf("%w: retry of session %s in an event of %s", store.ErrInvalid, r.SessionID, ev.SessionID)
+			return eventPlan{}, fmt.Errorf("%w: retry of session %s in an event of %s", store.ErrInvalid, r.SessionID, ev.SessionID)
 		}
-		if retryArgs, err = savePendingRetryArgs(*r); err != nil {
-			return err
-		}
-	}
-	return db.write(ctx, func(tx pgx.Tx) error {
-		if c := w.ClaimRetry; c != nil {
-			// First, so that a retry that is not claimable writes nothing.
-			tag, err := tx.Exec(ctx, claimPendingRetrySQL, c.SessionID, c.Generation, c.Attempt)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() != 1 {
-				return store.ErrNotClaimed
-			}
-		}
-		adv := advanceSQL
-		if w.Session != nil {
-			adv = advanceSessionSQL
-		}
-		// One statement: the advance and the event, so a seq conflict is
-		// a row count and not an aborted transaction.
-		tag, err := tx.Exec(ctx, `WITH adv AS (`+adv+` RETURNING id)
-			INSERT INTO events (session_id, seq, type, payload, at) SELECT $2::text, $1::bigint, $3::text, $4::json, $5::text FROM adv`, args...)
+		retryArgs, err := savePendingRetryArgs(*r)
 		if err != nil {
-			return mapConstraint(err, "event")
+			return eventPlan{}, err
 		}
-		if tag.RowsAffected() != 1 {
-			return orConflict(seqErrorOn(ctx, tx, ev), ev)
-		}
+		stmts = append(stmts, plain("pending retry", savePendingRetrySQL, retryArgs...))
+	}
+	if w.DeleteRetry {
+		stmts = append(stmts, plain("pending retry", deleteRetrySQL, ev.SessionID))
+	}
+	if id := w.DeleteMessage; id != "" {
+		// Blank the message's text in the earlier events that carried it
+		// (see store.EventWrite.DeleteMessage), then delete it and its
+		// chunks; a message of another session is left alone. The scrub
+		// reads and rewrites payloads in Go, so this event runs on its own.
+		s := plain("message "+id, deleteMessageSQL, id, ev.SessionID)
+		s.before = func(ctx context.Context, tx pgx.Tx) error { return scrubEvents(ctx, tx, ev.SessionID, id) }
+		stmts = append(stmts, s)
+	}
+	if t := w.Task; t != nil {
+		stmts = append(stmts, check("task "+t.ID, updateTaskSQL, fmt.Errorf("%w: task %s", store.ErrNotFound, t.ID),
+			t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), int64(t.GateDeadline),
+			fmtNullTime(t.ArchivedAt), t.OnUsageLimit, t.ID))
+	}
+	return eventPlan{stmts: stmts}, nil
+}
 
-		if msgArgs != nil {
-			tag, err := tx.Exec(ctx, `INSERT INTO messages (id, session_id, turn_id, seq, role, variant, text, metadata, actions, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-				ON CONFLICT (id) DO UPDATE SET turn_id = excluded.turn_id, role = excluded.role, variant = excluded.variant,
-					text = excluded.text, metadata = excluded.metadata, actions = excluded.actions, updated_at = excluded.updated_at
-				WHERE messages.session_id = excluded.session_id`, msgArgs...)
-			if err != nil {
-				return mapConstraint(err, "message "+w.UpsertMessage.ID)
-			}
-			if tag.RowsAffected() != 1 {
-				return fmt.Errorf("%w: message %s belongs to another session", store.ErrExists, w.UpsertMessage.ID)
-			}
-			if _, err := tx.Exec(ctx, `DELETE FROM message_chunks WHERE message_id = $1`, w.UpsertMessage.ID); err != nil {
-				return err
-			}
-		}
-
-		if a := w.AppendText; a != nil {
-			tag, err := tx.Exec(ctx, `UPDATE messages SET updated_at = $1 WHERE id = $2 AND session_id = $3`, args[4], a.MessageID, ev.SessionID)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() != 1 {
-				return fmt.Errorf("%w: message %s in session %s", store.ErrNotFound, a.MessageID, ev.SessionID)
-			}
-			if a.Delta != "" {
-				if _, err := tx.Exec(ctx, `INSERT INTO message_chunks (message_id, seq, text) VALUES ($1, $2, $3)`,
-					a.MessageID, ev.Seq, a.Delta); err != nil {
-					return mapConstraint(err, "chunk of message "+a.MessageID)
-				}
-			}
-		}
-
-		if retryArgs != nil {
-			if _, err := tx.Exec(ctx, savePendingRetrySQL, retryArgs...); err != nil {
-				return mapConstraint(err, "pending retry")
-			}
-		}
-
-		if w.DeleteRetry {
-			if _, err := tx.Exec(ctx, `DELETE FROM pending_retries WHERE session_id = $1`, ev.SessionID); err != nil {
-				return err
-			}
-		}
-
-		if id := w.DeleteMessage; id != "" {
-			// Blank the message's text in the earlier events that carried
-			// it (see store.EventWrite.DeleteMessage), then delete it and
-			// its chunks; a message of another session is left alone.
-			if err := scrubEvents(ctx, tx, ev.SessionID, id); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `WITH m AS (DELETE FROM messages WHERE id = $1 AND session_id = $2 RETURNING id)
-				DELETE FROM message_chunks WHERE message_id IN (SELECT id FROM m)`, id, ev.SessionID); err != nil {
-				return err
-			}
-		}
-
-		if t := w.Task; t != nil {
-			tag, err := tx.Exec(ctx, `UPDATE tasks SET title = $1, agent = $2, workdir = $3, max_attempts = $4, state = $5,
-				updated_at = $6, gate_deadline_ns = $7, archived_at = $8, on_usage_limit = $9 WHERE id = $10`,
-				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), int64(t.GateDeadline), fmtNullTime(t.ArchivedAt), t.OnUsageLimit, t.ID)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() != 1 {
-				return fmt.Errorf("%w: task %s", store.ErrNotFound, t.ID)
-			}
-		}
-		return nil
-	})
+// explain turns the outcome of an event's statements into AppendEvent's
+// answer: why a seq check failed, or why a chunk wrote nothing.
+func (db *DB) explain(ctx context.Context, w store.EventWrite, p eventPlan, err error) error {
+	switch {
+	case errors.Is(err, errSeq):
+		return orConflict(db.seqError(ctx, w.Event), w.Event)
+	case err != nil || !p.fast || p.stmts[0].tag.RowsAffected() == 1:
+		return err
+	}
+	err = db.seqError(ctx, w.Event)
+	if w.AppendText == nil || err != nil {
+		return orConflict(err, w.Event)
+	}
+	return fmt.Errorf("%w: message %s in session %s", store.ErrNotFound, w.AppendText.MessageID, w.Event.SessionID)
 }
 
 // seqError explains why advancing last_seq matched no row, or is nil when
