@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/orchestrator"
 	"github.com/orchestratord/orchestratord/internal/overload"
 	"github.com/orchestratord/orchestratord/internal/routingerr"
 )
@@ -105,6 +106,9 @@ func mergeProfiles(base map[string]lifecycle.Profile, files ...fileConfig) (map[
 			}
 			out[name] = p
 		}
+	}
+	if err := orchestrator.ValidateFallbacks(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -90,6 +90,31 @@ func TestProfileSilenceFields(t *testing.T) {
 	require.Error(t, err, "a malformed duration is refused")
 }
 
+func TestProfileFallback(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`agents:
+  claude-opus:
+    command: claude-code-acp
+    env: {ANTHROPIC_MODEL: claude-opus-4-1}
+    fallback: [claude-sonnet]
+  claude-sonnet:
+    command: claude-code-acp
+    env: {ANTHROPIC_MODEL: claude-sonnet-4-5}
+`), 0o600))
+	fc, err := loadFileConfig(path)
+	require.NoError(t, err)
+	profiles, err := mergeProfiles(nil, fc)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"claude-sonnet"}, profiles["claude-opus"].Fallback)
+	assert.Empty(t, profiles["claude-sonnet"].Fallback, "off unless configured")
+
+	require.NoError(t, os.WriteFile(path, []byte("agents:\n  a:\n    command: a\n    fallback: [b]\n"), 0o600))
+	fc, err = loadFileConfig(path)
+	require.NoError(t, err)
+	_, err = mergeProfiles(nil, fc)
+	assert.EqualError(t, err, `orchestrator: agent "a": fallback "b" is not a configured agent (configured: a)`)
+}
+
 func TestUsageLimitConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(`usage_limit:

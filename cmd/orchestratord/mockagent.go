@@ -17,6 +17,7 @@ func newMockAgentCmd() *cobra.Command {
 	var (
 		stateDir      string
 		noLoadSession bool
+		model         string
 	)
 	cmd := &cobra.Command{
 		Use:   "mock-agent",
@@ -37,6 +38,7 @@ func newMockAgentCmd() *cobra.Command {
 			err := mockagent.Run(cmd.Context(), os.Stdin, os.Stdout, mockagent.Config{
 				StateDir:      stateDir,
 				NoLoadSession: noLoadSession,
+				Model:         model,
 				Logger:        log,
 			})
 			if errors.Is(err, mockagent.ErrCrash) {
@@ -50,6 +52,7 @@ func newMockAgentCmd() *cobra.Command {
 	cmd.Flags().StringVar(&stateDir, "state-dir", mockagent.DefaultStateDir(),
 		"directory for session history and failure counters (env ORCHESTRATORD_MOCK_STATE_DIR)")
 	cmd.Flags().BoolVar(&noLoadSession, "no-load-session", false, "do not advertise session/load")
+	cmd.Flags().StringVar(&model, "model", "", "the model this agent stands for: a wall.json with \"models\" stands only for those")
 	return cmd
 }
 

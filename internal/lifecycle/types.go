@@ -29,6 +29,12 @@ type Profile struct {
 	// 0 = the daemon's defaults (45s, 5m); negative turns the timer off.
 	SilenceNotice Duration `json:"silence_notice,omitempty"`
 	SilenceLimit  Duration `json:"silence_limit,omitempty"`
+	// Fallback names the profiles (typically the same agent with another
+	// model) a session of this profile continues on when an overload gate
+	// has held it past its task's gate deadline, in order of preference.
+	// Empty: no fallback. The orchestrator uses and validates it; launching
+	// ignores it.
+	Fallback []string `json:"fallback,omitempty"`
 }
 
 // Duration is a time.Duration written as a string in config files ("45s", "5m").

@@ -26,7 +26,12 @@ type Config struct {
 	// LateReplay answers session/load after the first replayed message and
 	// sends the rest just after its answer, as Gemini CLI 0.61 does.
 	LateReplay bool
-	Logger     *zap.Logger // default zap.NewNop(); never stdout, which is the protocol
+	// Model is the model this agent stands for: a /wall whose Models are
+	// set stands only for those models, so two profiles of the mock with
+	// different models can stand for a primary and its fallback. "" is no
+	// model in particular.
+	Model  string
+	Logger *zap.Logger // default zap.NewNop(); never stdout, which is the protocol
 }
 
 // ErrCrash is returned by Run when a /crash scenario fires; the caller must
@@ -227,7 +232,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 
 	reply := "Echo: " + prompt
 	if isScenario && sc.name == scWall {
-		up, hang, err := a.store.hitWall(a.taskID, sid, prompt, time.Now())
+		up, hang, err := a.store.hitWall(a.taskID, sid, prompt, a.cfg.Model, time.Now())
 		if err != nil {
 			return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -28,9 +29,14 @@ type Wall struct {
 	Up    bool      `json:"up"`
 	Until time.Time `json:"until,omitzero"`
 	Hang  bool      `json:"hang,omitempty"`
+	// Models, when set, are the only models the wall stands for (Config.Model):
+	// a provider overloaded for one model and answering for another.
+	Models []string `json:"models,omitempty"`
 }
 
-func (w Wall) upAt(now time.Time) bool { return w.Up && (w.Until.IsZero() || now.Before(w.Until)) }
+func (w Wall) upAt(now time.Time, model string) bool {
+	return w.Up && (w.Until.IsZero() || now.Before(w.Until)) && (len(w.Models) == 0 || slices.Contains(w.Models, model))
+}
 
 // WallRequest is one /wall prompt as the provider saw it.
 type WallRequest struct {
@@ -38,6 +44,7 @@ type WallRequest struct {
 	Task    string    `json:"task"`    // ORCHESTRATORD_TASK_ID
 	Session string    `json:"session"` // the agent session
 	Prompt  string    `json:"prompt"`
+	Model   string    `json:"model,omitempty"` // Config.Model of the agent it reached
 	Failed  bool      `json:"failed"`
 }
 
@@ -57,7 +64,7 @@ func WallRequests(stateDir string) ([]WallRequest, error) {
 }
 
 // hitWall reads the wall and logs the request, under the state dir's lock.
-func (s *store) hitWall(task, session, prompt string, now time.Time) (up, hang bool, err error) {
+func (s *store) hitWall(task, session, prompt, model string, now time.Time) (up, hang bool, err error) {
 	err = s.locked(func() error {
 		var w Wall
 		b, err := os.ReadFile(filepath.Join(s.dir, wallFile))
@@ -69,9 +76,9 @@ func (s *store) hitWall(task, session, prompt string, now time.Time) (up, hang b
 		case !errors.Is(err, fs.ErrNotExist):
 			return err
 		}
-		up = w.upAt(now)
+		up = w.upAt(now, model)
 		hang = up && w.Hang
-		line, err := json.Marshal(WallRequest{At: now.UTC(), Task: task, Session: session, Prompt: prompt, Failed: up})
+		line, err := json.Marshal(WallRequest{At: now.UTC(), Task: task, Session: session, Prompt: prompt, Model: model, Failed: up})
 		if err != nil {
 			return err
 		}

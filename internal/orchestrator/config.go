@@ -155,6 +155,9 @@ func (c *Config) validate() error {
 	if _, ok := c.Profiles[c.DefaultAgent]; !ok {
 		return fmt.Errorf("orchestrator: default agent %q has no profile", c.DefaultAgent)
 	}
+	if err := ValidateFallbacks(c.Profiles); err != nil {
+		return err
+	}
 	if c.Clock == nil {
 		c.Clock = quartz.NewReal()
 	}

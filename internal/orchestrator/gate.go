@@ -97,7 +97,7 @@ func gateKey(rt *sessionRT) string {
 	if rt.gateKey != "" {
 		return rt.gateKey
 	}
-	return overload.Key(rt.task.Agent, "")
+	return overload.Key(rt.agent(), "")
 }
 
 // failureGateKey is the gate a failure counts on: the agent and the model
@@ -106,7 +106,7 @@ func gateKey(rt *sessionRT) string {
 // model still answers for that gate.
 func failureGateKey(rt *sessionRT, c routingerr.Classification) string {
 	if c.Model != "" {
-		return overload.Key(rt.task.Agent, c.Model)
+		return overload.Key(rt.agent(), c.Model)
 	}
 	return gateKey(rt)
 }

@@ -16,6 +16,9 @@ type Metrics struct {
 	gateProbes  *prometheus.CounterVec
 	gateHung    *prometheus.CounterVec
 	gateRelease prometheus.Histogram
+
+	// Fallback profiles (fallback.go): switches by direction.
+	fallbacks *prometheus.CounterVec
 }
 
 // Retry chain outcomes.
@@ -25,6 +28,7 @@ const (
 	outcomeCancelled  = "cancelled"
 	outcomeSuperseded = "superseded"
 	outcomeDeadline   = "deadline" // waited on an overload gate past the deadline
+	outcomeFallback   = "fallback" // waited past the deadline, then went on on a fallback profile
 )
 
 // NewMetrics creates the collectors and registers them on reg (nil: not registered).
@@ -72,10 +76,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time from a session starting to wait on an overload gate to its release.",
 			Buckets: []float64{1, 5, 10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600},
 		}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "orchestratord_fallback_switches_total",
+			Help: "Sessions moved to a fallback profile after a long overload (direction fallback), and back (direction back).",
+		}, []string{"from", "to", "direction"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.failures, m.retriesArmed, m.outcomes, m.retryDelay, m.parkedSessions,
-			m.gateOpen, m.gateWaiting, m.gateProbes, m.gateHung, m.gateRelease)
+			m.gateOpen, m.gateWaiting, m.gateProbes, m.gateHung, m.gateRelease, m.fallbacks)
 	}
 	return m
 }

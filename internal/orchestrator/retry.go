@@ -405,6 +405,9 @@ func exhaustedText(code string, retries int) string {
 
 // recoveryBannerLocked ends the chain and asks the user what to do.
 func (s *Service) recoveryBannerLocked(rt *sessionRT, t *turn, r recoveryReason) {
+	if r.kind == kindGateDeadline && s.fallbackLocked(rt, t, r) {
+		return // continues on a fallback profile instead (fallback.go)
+	}
 	outcome := outcomeExhausted
 	switch r.kind {
 	case kindRetryCancelled:

@@ -43,6 +43,8 @@ type Service struct {
 	usage usageOwner // usage windows (usagewindow.go)
 
 	slots agentSlots // live agent processes and their line (queue.go)
+
+	fallback fallbackOwner // fallback profiles' bookkeeping (fallback.go)
 }
 
 // New validates cfg and builds a Service; nothing runs until Start.

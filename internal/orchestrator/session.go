@@ -35,6 +35,9 @@ type sessionRT struct {
 	// gateKey is the overload gate the session's last failure counted on
 	// (agent, and model when a failure named one); "" until then. See gateKey.
 	gateKey string
+	// fb is the fallback profile the session continues on instead of its
+	// task's (fallback.go); nil on the task's own profile.
+	fb *fallbackState
 	// Storage faults (storefault.go).
 	writeErr  error          // the last failed persist; finishTurn resets it to see its own
 	unsaved   *store.Message // a recovery banner the store did not take yet
@@ -163,6 +166,8 @@ func (s *Service) load(ctx context.Context, sessionID string) (*sessionRT, error
 				rt.banner = m.ID
 				rt.bannerReason, _ = m.Metadata["reason"].(string)
 			}
+		case kindFallback:
+			rt.fb = s.fallbackOf(task, m)
 		}
 	}
 	s.mu.Lock()

@@ -44,7 +44,7 @@ func (s *Service) silenceOf(agent string) (notice, limit time.Duration) {
 
 // armSilenceLocked starts watching a turn that has just been launched. rt.mu is held.
 func (s *Service) armSilenceLocked(rt *sessionRT, t *turn) {
-	notice, limit := s.silenceOf(rt.task.Agent)
+	notice, limit := s.silenceOf(rt.agent())
 	if notice == 0 && limit == 0 {
 		return
 	}
@@ -97,7 +97,7 @@ func (s *Service) onSilence(rt *sessionRT, t *turn) {
 	if rt.turn != t || t.silence == nil || t.hung {
 		return
 	}
-	notice, limit := s.silenceOf(rt.task.Agent)
+	notice, limit := s.silenceOf(rt.agent())
 	now := s.now()
 	silent := now.Sub(t.lastActivity)
 	if limit > 0 && silent >= limit {
@@ -143,8 +143,8 @@ func (s *Service) showSilenceLocked(rt *sessionRT, t *turn, silent time.Duration
 // hungFailure is the evidence of a turn cancelled for its silence: a lost
 // connection to the agent, so the policy retries it like one.
 func (s *Service) hungFailure(rt *sessionRT, t *turn, err error) error {
-	_, limit := s.silenceOf(rt.task.Agent)
-	ev := routingerr.Evidence{Agent: rt.task.Agent, Phase: routingerr.PhasePromptSend}
+	_, limit := s.silenceOf(rt.agent())
+	ev := routingerr.Evidence{Agent: rt.agent(), Phase: routingerr.PhasePromptSend}
 	if fe, ok := lifecycle.AsFailure(err); ok {
 		ev.Phase, ev.StderrTail, ev.ExitStatus = fe.Evidence.Phase, fe.Evidence.StderrTail, fe.Evidence.ExitStatus
 		ev.HadOutput, ev.OutputText, ev.HadToolActivity = fe.Evidence.HadOutput, fe.Evidence.OutputText, fe.Evidence.HadToolActivity

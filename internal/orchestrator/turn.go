@@ -139,6 +139,7 @@ func (s *Service) emitTurnStartedLocked(rt *sessionRT, t *turn, c change) error 
 
 // runLocked runs a turn whose start is recorded, in the background.
 func (s *Service) runLocked(rt *sessionRT, t *turn) error {
+	s.fallbackBoundaryLocked(rt, t) // a session on a fallback moves back between turns, never in one
 	rt.turn = t
 	s.stopIdleLocked(rt)
 	s.armSilenceLocked(rt, t)
@@ -222,6 +223,7 @@ func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, 
 	}
 	resumeID := rt.sess.AgentSessionID
 	task := rt.task
+	agent := rt.agent() // the task's profile, or the fallback it continues on (fallback.go)
 	sessID := rt.sess.ID
 	rt.mu.Unlock()
 	if t.fresh {
@@ -233,10 +235,10 @@ func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, 
 	if ex != nil {
 		return ex, false, nil
 	}
-	profile, ok := s.cfg.Profiles[task.Agent]
+	profile, ok := s.cfg.Profiles[agent]
 	if !ok {
-		return nil, false, &lifecycle.FailureError{Evidence: routingerr.Evidence{Agent: task.Agent, Phase: routingerr.PhaseProcessStart,
-			Err: fmt.Sprintf("agent profile %q is not configured", task.Agent)}}
+		return nil, false, &lifecycle.FailureError{Evidence: routingerr.Evidence{Agent: agent, Phase: routingerr.PhaseProcessStart,
+			Err: fmt.Sprintf("agent profile %q is not configured", agent)}}
 	}
 	if err := s.waitSlot(rt, t); err != nil {
 		return nil, false, err
@@ -453,6 +455,7 @@ func (s *Service) endTurnLocked(rt *sessionRT, t *turn, outcome, state, taskStat
 func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string) {
 	s.gateSucceededLocked(rt, s.now())
 	s.usageSucceededLocked(rt)
+	s.fallbackSucceededLocked(rt)
 	if rt.retry != nil || t.replay && rt.chain.retry > 0 {
 		s.cfg.Metrics.outcomes.WithLabelValues(outcomeRecovered).Inc()
 		s.log.Info("retry chain recovered", zap.String("session_id", rt.sess.ID), zap.Int("retry", t.retry))
