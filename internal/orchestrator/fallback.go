@@ -35,6 +35,7 @@ import (
 
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
 	"github.com/orchestratord/orchestratord/internal/overload"
+	"github.com/orchestratord/orchestratord/internal/routingerr"
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
@@ -49,6 +50,10 @@ const stopFallback = "fallback"
 type fallbackState struct {
 	profile string    // the fallback it runs on
 	since   time.Time // when it switched: answers of the task's profile before it do not count
+	// trying: the running turn tries the task's profile again (a return
+	// try, fallbackBoundaryLocked); tried is when the last one began.
+	trying bool
+	tried  time.Time
 }
 
 // fallbackOwner remembers when each profile last answered a turn.
@@ -60,7 +65,7 @@ type fallbackOwner struct {
 // agent is the profile the session runs on: its task's, or the fallback it
 // continues on. rt.mu is held.
 func (rt *sessionRT) agent() string {
-	if rt.fb != nil {
+	if rt.fb != nil && !rt.fb.trying {
 		return rt.fb.profile
 	}
 	return rt.task.Agent
@@ -153,39 +158,49 @@ func (s *Service) fallbackLocked(rt *sessionRT, t *turn, r recoveryReason) bool 
 			zap.String("session_id", rt.sess.ID), zap.String("agent", from), zap.Strings("fallback", list))
 		return false
 	}
-	s.disarmLocked(rt, outcomeFallback)
-	s.dropNoticeLocked(rt)
-	rt.chain = chainState{}
-	if t != nil {
-		_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": stopFallback}, change{})
-	}
-	s.dropExecLocked(rt) // it belongs to the profile it was started for
 	rt.fb = &fallbackState{profile: to, since: s.now()}
-	rt.gateKey = ""
 	text := fmt.Sprintf("%s stayed overloaded for %s — continuing on %s. The session goes back to %s once it answers again.",
 		from, longDuration(r.wait), to, rt.task.Agent)
 	meta := map[string]any{"kind": kindFallback, "profile": to, "from": from, "reason": r.kind}
 	if r.class.Code != "" {
 		meta["failure_code"] = r.class.Code
 	}
+	s.cfg.Metrics.fallbacks.WithLabelValues(from, to, "fallback").Inc()
+	s.log.Info("overload gate held the session past its deadline; continuing on a fallback profile",
+		zap.String("session_id", rt.sess.ID), zap.String("task_id", rt.task.ID), zap.String("from", from), zap.String("to", to),
+		zap.Duration("deadline", r.wait), zap.Bool("resume", resume))
+	s.redriveLocked(rt, t, prompt, resume, text, meta)
+	return true
+}
+
+// redriveLocked re-drives prompt on the profile the session has just moved
+// to (rt.agent()): it ends the chain and the turn t (when not nil) that
+// moved it, replaces the agent process, which belongs to the profile it was
+// started for, says so in the chat (text, meta), and starts the turn, which
+// resumes the agent session where the profile can load it (runTurn re-sends
+// the transcript where it cannot). rt.mu is held.
+func (s *Service) redriveLocked(rt *sessionRT, t *turn, prompt string, resume bool, text string, meta map[string]any) {
+	s.disarmLocked(rt, outcomeFallback)
+	s.dropNoticeLocked(rt)
+	rt.chain = chainState{}
+	if t != nil {
+		_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": t.id, "stop_reason": stopFallback}, change{})
+	}
+	s.dropExecLocked(rt)
+	rt.gateKey = ""
 	m := store.Message{ID: uuid.NewString(), Role: "status", Variant: "info", Text: text, Metadata: meta}
 	if t != nil {
 		m.TurnID = t.id
 	}
 	if err := s.addMessageLocked(rt, m); err != nil {
-		// In memory only: a restart finds the session on its own profile.
+		// In memory only: a restart finds the session where its last line says.
 		s.log.Error("record fallback switch failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
 	}
-	s.cfg.Metrics.fallbacks.WithLabelValues(from, to, "fallback").Inc()
-	s.log.Info("overload gate held the session past its deadline; continuing on a fallback profile",
-		zap.String("session_id", rt.sess.ID), zap.String("task_id", rt.task.ID), zap.String("from", from), zap.String("to", to),
-		zap.Duration("deadline", r.wait), zap.Bool("resume", resume))
 	nt := s.newTurn(rt, prompt)
 	nt.replay, nt.fresh = true, !resume
 	if err := s.launchOrFailLocked(rt, nt, nil); err != nil {
 		s.log.Warn("fallback turn not started", zap.String("session_id", rt.sess.ID), zap.Error(err)) // closing
 	}
-	return true
 }
 
 // nextFallbackLocked is the first fallback after the one the session is on
@@ -222,46 +237,102 @@ func (s *Service) profileGateOpen(profile string) bool {
 
 // fallbackBoundaryLocked moves a session on a fallback back to its task's
 // profile as a turn starts, once that profile has answered since the switch
-// and none of its gates is open. A probe of the fallback's own gate stays
-// where it is: its answer is about the fallback. rt.mu is held.
+// and none of its gates is open. When nobody has heard from it (its gate
+// closed only because its last waiter left for a fallback, and no other
+// session uses it), the turn tries it again, at most once per gate deadline
+// of the task (the same per-task limit that sent it away): a success moves
+// the session back (fallbackSucceededLocked), an overload sends it straight
+// back to the fallback (fallbackTryFailedLocked). A probe of the fallback's
+// own gate stays where it is: its answer is about the fallback. rt.mu is held.
 func (s *Service) fallbackBoundaryLocked(rt *sessionRT, t *turn) {
 	fb := rt.fb
 	if fb == nil || t.probe {
 		return
 	}
+	if fb.trying {
+		// The last try ended without a verdict (stopped): its process is
+		// the task profile's.
+		fb.trying = false
+		s.dropExecLocked(rt)
+	}
 	primary := rt.task.Agent
-	if _, ok := s.cfg.Profiles[primary]; !ok {
+	if _, ok := s.cfg.Profiles[primary]; !ok || s.profileGateOpen(primary) {
 		return
 	}
+	now := s.now()
 	s.fallback.mu.Lock()
 	at, answered := s.fallback.answered[primary]
 	s.fallback.mu.Unlock()
-	if !answered || !at.After(fb.since) || s.profileGateOpen(primary) {
+	if !answered || !at.After(fb.since) {
+		if now.Before(fb.since.Add(s.gateDeadline(rt))) || !fb.tried.IsZero() && now.Before(fb.tried.Add(s.gateDeadline(rt))) {
+			return
+		}
+		fb.trying, fb.tried = true, now
+		s.dropExecLocked(rt)
+		rt.gateKey = ""
+		s.log.Info("trying the task's profile again from its fallback", zap.String("session_id", rt.sess.ID),
+			zap.String("fallback", fb.profile), zap.String("agent", primary))
 		return
 	}
 	s.dropExecLocked(rt)
 	rt.fb = nil
 	rt.gateKey = ""
+	s.movedBackLocked(rt, t, fb, "answered")
+}
+
+// movedBackLocked says in the chat that the session is back on its task's
+// profile. rt.mu is held.
+func (s *Service) movedBackLocked(rt *sessionRT, t *turn, fb *fallbackState, how string) {
+	primary := rt.task.Agent
 	m := store.Message{ID: uuid.NewString(), TurnID: t.id, Role: "status", Variant: "info",
 		Text:     fmt.Sprintf("%s answers again — back on %s (after %s on %s).", primary, primary, humanDelay(s.now().Sub(fb.since)), fb.profile),
-		Metadata: map[string]any{"kind": kindFallback, "profile": primary, "from": fb.profile, "back": true}}
+		Metadata: map[string]any{"kind": kindFallback, "profile": primary, "from": fb.profile, "back": true, "reason": how}}
 	if err := s.addMessageLocked(rt, m); err != nil {
 		s.log.Error("record move back from fallback failed", zap.String("session_id", rt.sess.ID), zap.Error(err))
 	}
 	s.cfg.Metrics.fallbacks.WithLabelValues(fb.profile, primary, "back").Inc()
 	s.log.Info("the task's profile answers again; the session moves back from its fallback",
-		zap.String("session_id", rt.sess.ID), zap.String("from", fb.profile), zap.String("to", primary))
+		zap.String("session_id", rt.sess.ID), zap.String("from", fb.profile), zap.String("to", primary), zap.String("how", how))
 }
 
 // fallbackSucceededLocked records that the session's profile answered a
-// turn. rt.mu is held.
-func (s *Service) fallbackSucceededLocked(rt *sessionRT) {
+// turn; a return try that answered moves the session back. rt.mu is held.
+func (s *Service) fallbackSucceededLocked(rt *sessionRT, t *turn) {
 	s.fallback.mu.Lock()
-	defer s.fallback.mu.Unlock()
 	if s.fallback.answered == nil {
 		s.fallback.answered = make(map[string]time.Time)
 	}
 	s.fallback.answered[rt.agent()] = s.now()
+	s.fallback.mu.Unlock()
+	if fb := rt.fb; fb != nil && fb.trying {
+		rt.fb = nil
+		s.movedBackLocked(rt, t, fb, "tried")
+	}
+}
+
+// fallbackTryFailedLocked ends a return try that failed: on an overload
+// the session goes straight back to its fallback and the prompt is
+// re-driven there (true), spending no budget and waiting on no gate; any
+// other failure is the retry owner's, on the fallback (false). rt.mu is held.
+func (s *Service) fallbackTryFailedLocked(rt *sessionRT, t *turn, c routingerr.Classification, d routingerr.Decision) bool {
+	fb := rt.fb
+	if fb == nil || !fb.trying {
+		return false
+	}
+	fb.trying = false
+	primary := rt.task.Agent
+	retryable := d.Kind == routingerr.DecisionRetry || d.Kind == routingerr.DecisionManual && d.Reason == routingerr.ReasonExhausted
+	if !overload.Gated(c.Code) || c.Class != routingerr.ClassTransient || !retryable {
+		s.dropExecLocked(rt)
+		rt.gateKey = ""
+		return false
+	}
+	s.cfg.Metrics.fallbacks.WithLabelValues(primary, fb.profile, "fallback").Inc()
+	s.log.Info("the task's profile is still overloaded; back on the fallback", zap.String("session_id", rt.sess.ID),
+		zap.String("agent", primary), zap.String("fallback", fb.profile), zap.String("code", c.Code))
+	s.redriveLocked(rt, t, t.prompt, true, fmt.Sprintf("%s is still overloaded — staying on %s.", primary, fb.profile),
+		map[string]any{"kind": kindFallback, "profile": fb.profile, "from": primary, "reason": "still_overloaded", "failure_code": c.Code})
+	return true
 }
 
 // dropExecLocked ends the session's live agent process, off the lock (a

@@ -225,3 +225,62 @@ func (h *harness) lastSeq(sid string) int64 {
 	require.NoError(h.t, err)
 	return sess.LastSeq
 }
+
+// With nobody else on the task's profile, nothing says it recovered: the
+// session on the fallback tries it again at a turn boundary once a gate
+// deadline has passed since the switch (and since its last try); an
+// overload sends the turn straight back to the fallback, an answer moves
+// the session back.
+func TestFallbackTriesTheProfileAgainOncePerDeadline(t *testing.T) {
+	h := newHarness(t, withFallback(nil))
+	require.NoError(t, mockagent.SetWall(h.stateDir, mockagent.Wall{Up: true, Models: []string{"opus"}}))
+	t0 := h.clock.Now()
+	v, f := h.createWith(CreateTaskRequest{Prompt: "/wall job", Agent: "mock", GateDeadline: time.Minute})
+	sid := v.Sessions[0].ID
+	f.until(isNotice)
+	f.until(isState(store.SessionWaitingForInput))
+	h.advanceTo(t0.Add(time.Minute))
+	f.until(isFallbackLine)
+	f.until(isTurnEnd("end_turn"))
+	prompt := func(text string) {
+		t.Helper()
+		require.NoError(t, h.svc.Prompt(h.ctx, PromptRequest{TaskID: v.ID, SessionID: sid, Text: text}))
+	}
+
+	h.clock.Advance(30 * time.Second)
+	prompt("/wall early") // within a deadline of the switch: no try
+	f.until(isTurnEnd("end_turn"))
+	assert.Equal(t, []string{"opus (529)", "sonnet", "sonnet"}, h.wallModels())
+
+	h.clock.Advance(30 * time.Second)
+	prompt("/wall tried")
+	f.until(isTurnEnd(stopFallback))
+	still := f.until(isFallbackLine)
+	assert.Equal(t, "mock is still overloaded — staying on mock-b.", still.Message.Text)
+	assert.Equal(t, "mock-b", still.Message.Metadata["profile"])
+	f.until(isTurnEnd("end_turn"))
+	assert.Equal(t, []string{"opus (529)", "sonnet", "sonnet", "opus (529)", "sonnet"}, h.wallModels(),
+		"one try on the primary, then straight to the fallback: no wait, no retry")
+	for _, m := range h.messages(sid) {
+		assert.NotEqual(t, kindRecovery, m.Metadata["kind"], "no banner: %s", m.Text)
+	}
+
+	h.clock.Advance(30 * time.Second)
+	prompt("/wall again") // within a deadline of the last try
+	f.until(isTurnEnd("end_turn"))
+	assert.Len(t, h.wallModels(), 6)
+	assert.Equal(t, "sonnet", h.wallModels()[5])
+
+	require.NoError(t, mockagent.SetWall(h.stateDir, mockagent.Wall{}))
+	h.clock.Advance(30 * time.Second)
+	prompt("/wall back")
+	back := f.until(isFallbackLine)
+	assert.Equal(t, "mock answers again — back on mock (after 2m0s on mock-b).", back.Message.Text)
+	assert.Equal(t, "tried", back.Message.Metadata["reason"])
+	f.until(isTurnEnd("end_turn"))
+	prompt("/wall stays")
+	f.until(isTurnEnd("end_turn"))
+	assert.Equal(t, []string{"opus", "opus"}, h.wallModels()[6:])
+	assert.Equal(t, 2.0, gaugeValue(t, h.svc.cfg.Metrics.fallbacks.WithLabelValues("mock", "mock-b", "fallback")))
+	assert.Equal(t, 1.0, gaugeValue(t, h.svc.cfg.Metrics.fallbacks.WithLabelValues("mock-b", "mock", "back")))
+}

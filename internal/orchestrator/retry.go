@@ -73,6 +73,9 @@ func (s *Service) turnFailedLocked(rt *sessionRT, t *turn, ev routingerr.Evidenc
 	// user reads one reply rather than a pile of half-replies; after the
 	// notice, which comes first.
 	defer s.markInterruptedLocked(rt, t)
+	if s.fallbackTryFailedLocked(rt, t, c, d) {
+		return // a return try from a fallback met the overload again (fallback.go)
+	}
 	if s.gateFailedLocked(rt, t, c, d, now) {
 		return
 	}

@@ -455,7 +455,7 @@ func (s *Service) endTurnLocked(rt *sessionRT, t *turn, outcome, state, taskStat
 func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string) {
 	s.gateSucceededLocked(rt, s.now())
 	s.usageSucceededLocked(rt)
-	s.fallbackSucceededLocked(rt)
+	s.fallbackSucceededLocked(rt, t)
 	if rt.retry != nil || t.replay && rt.chain.retry > 0 {
 		s.cfg.Metrics.outcomes.WithLabelValues(outcomeRecovered).Inc()
 		s.log.Info("retry chain recovered", zap.String("session_id", rt.sess.ID), zap.Int("retry", t.retry))
