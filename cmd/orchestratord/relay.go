@@ -32,7 +32,8 @@ func newRelay(db daemonStore, inFleet bool, self string, svc *orchestrator.Servi
 	}
 	w := &relayWiring{db: pg, svc: svc}
 	r, err := fleet.NewRelay(fleet.RelayConfig{Pool: pg.Pool(), Self: self, Events: pg, Logger: log,
-		Execute: func(ctx context.Context, cmd fleet.Command) fleet.Answer { return w.api.Execute(ctx, cmd) }})
+		Execute:     func(ctx context.Context, cmd fleet.Command) fleet.Answer { return w.api.Execute(ctx, cmd) },
+		TaskChanged: svc.PublishStoredTask})
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,11 @@ type RelayConfig struct {
 	// session this one owns. Nil: forwarded commands are answered with an
 	// error.
 	Execute Executor
+	// TaskChanged is called (from the relay's reader, one task at a time)
+	// for every task whose row or session state another daemon — or this
+	// one — changed (postgres.TasksChannel). Nil: task changes are not
+	// followed.
+	TaskChanged func(ctx context.Context, taskID string) error
 	// CommandTimeout bounds how long Send waits for the owner to take a
 	// command; past it the command is withdrawn (ErrOwnerUnavailable).
 	// Default DefaultCommandTimeout.
@@ -70,6 +75,7 @@ type Relay struct {
 	mu      sync.Mutex // guards watch, dirty, waiters, started, closed
 	watch   map[string]map[*watcher]struct{}
 	dirty   map[string]struct{} // watched sessions with events to read
+	tasks   map[string]struct{} // tasks changed, for TaskChanged
 	waiters map[string]chan struct{}
 	started bool
 	closed  bool
@@ -104,11 +110,15 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Relay{cfg: cfg, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
-		watch: map[string]map[*watcher]struct{}{}, dirty: map[string]struct{}{}, waiters: map[string]chan struct{}{}}
+		watch: map[string]map[*watcher]struct{}{}, dirty: map[string]struct{}{}, tasks: map[string]struct{}{}, waiters: map[string]chan struct{}{}}
 	connCfg := cfg.Pool.Config().ConnConfig.Copy()
+	channels := []string{postgres.EventsChannel, commandsChannel, answersChannel}
+	if cfg.TaskChanged != nil {
+		channels = append(channels, postgres.TasksChannel)
+	}
 	r.listen = listener{
 		connect:   func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, connCfg) },
-		channels:  []string{postgres.EventsChannel, commandsChannel, answersChannel},
+		channels:  channels,
 		handle:    r.handle,
 		connected: r.caughtUp,
 		clock:     cfg.Clock,
@@ -165,6 +175,13 @@ func (r *Relay) handle(channel, payload string) {
 	case commandsChannel:
 		if target, id, ok := splitNotice(payload); ok && target == r.cfg.Self {
 			r.wg.Go(func() { r.runCommand(id) })
+		}
+	case postgres.TasksChannel:
+		if payload != "" {
+			r.mu.Lock()
+			r.tasks[payload] = struct{}{}
+			r.mu.Unlock()
+			r.poke()
 		}
 	case answersChannel:
 		if origin, id, ok := splitNotice(payload); ok && origin == r.cfg.Self {
@@ -277,8 +294,8 @@ func (r *Relay) readLoop() {
 }
 
 // ReadDirty reads and delivers the events of every session notified since
-// the last call (readLoop's step, exported for tests); false when a read
-// failed, its session staying dirty.
+// the last call, and passes on the tasks changed (readLoop's step, exported
+// for tests); false when a read failed, its session staying dirty.
 func (r *Relay) ReadDirty(ctx context.Context) bool {
 	r.mu.Lock()
 	sids := make([]string, 0, len(r.dirty))
@@ -286,7 +303,17 @@ func (r *Relay) ReadDirty(ctx context.Context) bool {
 		sids = append(sids, sid)
 	}
 	clear(r.dirty)
+	tasks := make([]string, 0, len(r.tasks))
+	for id := range r.tasks {
+		tasks = append(tasks, id)
+	}
+	clear(r.tasks)
 	r.mu.Unlock()
+	for _, id := range tasks {
+		if err := r.cfg.TaskChanged(ctx, id); err != nil && ctx.Err() == nil {
+			r.cfg.Logger.Debug("fleet relay: a changed task could not be published", zap.String("task_id", id), zap.Error(err))
+		}
+	}
 	ok := true
 	for _, sid := range sids {
 		if err := r.readSession(ctx, sid); err != nil {

@@ -289,3 +289,29 @@ func TestRouteFollowsTheSessionLease(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fleet.Route{}, rt, "held here: local")
 }
+
+// A task another daemon changes is passed to TaskChanged.
+func TestRelayFollowsTaskChanges(t *testing.T) {
+	db, sid := relayDB(t)
+	var mu sync.Mutex
+	var changed []string
+	r, err := fleet.NewRelay(fleet.RelayConfig{Pool: db.Pool(), Self: uuid.NewString(), Events: db, Clock: quartz.NewMock(t),
+		TaskChanged: func(_ context.Context, id string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			changed = append(changed, id)
+			return nil
+		}})
+	require.NoError(t, err)
+	require.NoError(t, r.Start(t.Context()))
+	defer func() { require.NoError(t, r.Close()) }()
+	task, err := db.GetTask(t.Context(), "t-"+sid)
+	require.NoError(t, err)
+	task.Title = "renamed by another daemon"
+	require.NoError(t, db.UpdateTask(t.Context(), task))
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(changed) == 1 && changed[0] == task.ID
+	}, 10*time.Second, 5*time.Millisecond)
+}

@@ -92,3 +92,38 @@ func (s *Service) SubscribeRemote(ctx context.Context, req SubscribeRequest, buf
 	})
 	return res, sub, nil
 }
+
+// PublishStoredTask publishes task.updated for a task as the store has it
+// now, or task.deleted when it is gone: a change another daemon of the
+// fleet made (the relay's wake-up on postgres.TasksChannel), so this
+// daemon's task lists follow tasks it does not run. What only this daemon
+// knows (a queue position, a paused retry) is added as task.list adds it.
+func (s *Service) PublishStoredTask(ctx context.Context, taskID string) error {
+	task, err := s.store.GetTask(ctx, taskID)
+	if errors.Is(err, store.ErrNotFound) {
+		if payload, err := jsonOf(map[string]any{"task_id": taskID}); err == nil {
+			s.tasks.publish(Notification{Action: "task.deleted", Payload: payload, At: s.now()})
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get task: %w", err)
+	}
+	sessions, err := s.store.ListSessions(ctx, taskID)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	v := newTaskView(task, sessions)
+	if n := len(sessions); n > 0 {
+		if rt := s.loaded(sessions[n-1].ID); rt != nil {
+			if s.slots.waiting() {
+				v.QueuePosition = s.slots.positions()[rt]
+			}
+			rt.mu.Lock()
+			v.Paused = pausedLocked(rt)
+			rt.mu.Unlock()
+		}
+	}
+	s.publishTaskView(v)
+	return nil
+}

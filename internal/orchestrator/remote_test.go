@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,4 +97,42 @@ func TestSubscribeRemoteAnswersFromTheStoreAndFollowsTheRelay(t *testing.T) {
 	errIs(t, err, ErrForbidden)
 	_, _, err = h.svc.SubscribeRemote(h.ctx, SubscribeRequest{SessionID: "nope"}, 16, r)
 	errIs(t, err, ErrNotFound)
+}
+
+// A task changed by another daemon is published from the store to this
+// daemon's task feed; one deleted there, as deleted.
+func TestPublishStoredTask(t *testing.T) {
+	h := newHarness(t)
+	v, f := h.create("hello", nil)
+	f.until(isTurnDone)
+	f.until(isState(store.SessionWaitingForInput))
+	sub := h.svc.SubscribeTasks(16)
+	defer sub.Close()
+	task, err := h.db.GetTask(h.ctx, v.ID)
+	require.NoError(t, err)
+	task.Title = "renamed elsewhere"
+	require.NoError(t, h.db.UpdateTask(h.ctx, task)) // as another daemon would
+
+	next := func(action string) Notification { // this daemon's own task.updated may come first
+		for {
+			select {
+			case n := <-sub.C():
+				if n.Action == action && (action != "task.updated" || strings.Contains(string(n.Payload), "renamed elsewhere")) {
+					return n
+				}
+			case <-time.After(waitLong):
+				t.Fatalf("no %s", action)
+			}
+		}
+	}
+
+	require.NoError(t, h.svc.PublishStoredTask(h.ctx, v.ID))
+	var got struct{ Task TaskView }
+	require.NoError(t, json.Unmarshal(next("task.updated").Payload, &got))
+	require.Equal(t, "renamed elsewhere", got.Task.Title)
+	require.Equal(t, v.ID, got.Task.ID)
+	require.Len(t, got.Task.Sessions, 1)
+
+	require.NoError(t, h.svc.PublishStoredTask(h.ctx, "gone-task"))
+	require.JSONEq(t, `{"task_id":"gone-task"}`, string(next("task.deleted").Payload))
 }

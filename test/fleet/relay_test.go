@@ -33,12 +33,13 @@ func isDelta(e daemontest.Event) bool {
 // A client on daemon A streams a session daemon B runs, live, and stops
 // it: B's events reach A through LISTEN/NOTIFY and the tables, A's
 // commands reach B through the database, and B's answers (its typed
-// errors too) come back. A prompt given to A reaches B and shows on both;
-// once B is gone, a prompt to A is refused with UNAVAILABLE and nothing
-// of it is applied later.
+// errors too) come back; A's task list follows B's task. A prompt given
+// to A reaches B and shows on both; once B is gone, a prompt to A is
+// refused with UNAVAILABLE and nothing of it is applied later.
 func TestAClientOnAStreamsASessionOnBAndStopsIt(t *testing.T) {
 	f := Start(t, Options{N: 2})
 	a, b := f.Dial(t, 0), f.Dial(t, 1)
+	list := f.Dial(t, 0) // a task list on A, subscribed to no session
 	onB := Task(t, b, "/slow:30000 take your time", nil)
 	ownedBy(t, f, onB.ID, f.D(1))
 
@@ -53,6 +54,16 @@ func TestAClientOnAStreamsASessionOnBAndStopsIt(t *testing.T) {
 	done := onA.Until(30*time.Second, daemontest.TurnDone)
 	assert.Equal(t, "cancelled", done.Body().StopReason)
 	onB.Until(30*time.Second, daemontest.TurnDone)
+	// A's task list follows it too: B's task goes to review.
+	list.WaitNote(30*time.Second, func(e daemontest.Envelope) bool {
+		var p struct {
+			Task struct {
+				ID    string `json:"id"`
+				State string `json:"state"`
+			} `json:"task"`
+		}
+		return e.Action == "task.updated" && json.Unmarshal(e.Payload, &p) == nil && p.Task.ID == onB.TaskID && p.Task.State == "REVIEW"
+	})
 
 	// What A streamed is B's stream, event for event.
 	bSeqs := map[int64]string{}

@@ -20,6 +20,11 @@ import (
 // the data, and a rolled-back write wakes nobody.
 const EventsChannel = "orchestratord_events"
 
+// TasksChannel wakes the fleet's listeners with a task's id whenever its
+// row is created, changed or deleted, or one of its sessions changes state
+// (migration 0007's triggers), at the commit of the change.
+const TasksChannel = "orchestratord_tasks"
+
 // ParseEventNotification reads an EventsChannel payload.
 func ParseEventNotification(payload string) (sessionID string, seq int64, err error) {
 	sid, s, ok := strings.Cut(payload, " ")

@@ -93,3 +93,59 @@ func TestEventWritesNotifyAtCommit(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+func listenTasks(t *testing.T, dsn string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(t.Context(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	_, err = c.Exec(t.Context(), "LISTEN "+postgres.TasksChannel)
+	require.NoError(t, err)
+	return c
+}
+
+// A task's creation, change and deletion, and a change of its session's
+// state, wake the listeners with the task's id; an event that changes no
+// state does not.
+func TestTaskChangesNotify(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	db, err := postgres.Open(t.Context(), dsn)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+	l := listenTasks(t, dsn)
+	wait := func(d time.Duration) string {
+		ctx, cancel := context.WithTimeout(t.Context(), d)
+		defer cancel()
+		n, err := l.WaitForNotification(ctx)
+		if err != nil {
+			return ""
+		}
+		return n.Payload
+	}
+
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	task := store.Task{ID: "t1", Title: "t", Agent: "mock", Workdir: "/w", State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
+	sess := store.Session{ID: "s1", TaskID: "t1", State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}
+	require.NoError(t, db.CreateTask(t.Context(), task, sess))
+	require.Equal(t, "t1", wait(10*time.Second), "created")
+	require.Empty(t, wait(200*time.Millisecond), "one notification for the task and its session")
+
+	// An event that moves the session: the task's id (once per transaction).
+	running := sess
+	running.State = store.SessionRunning
+	inProgress := task
+	inProgress.State = store.TaskInProgress
+	require.NoError(t, db.AppendEvent(t.Context(), store.EventWrite{Event: ev("s1", 1, "session.state_changed"), Session: &running, Task: &inProgress}))
+	require.Equal(t, "t1", wait(10*time.Second))
+	require.Empty(t, wait(200*time.Millisecond))
+
+	// Streamed text advances the session but changes no state: nothing.
+	m := store.Message{ID: "m1", Role: "assistant"}
+	require.NoError(t, db.AppendEvent(t.Context(), store.EventWrite{Event: ev("s1", 2, "session.message.added"), UpsertMessage: &m, Session: &running}))
+	require.NoError(t, db.AppendEvent(t.Context(), store.EventWrite{Event: ev("s1", 3, "session.message.updated"),
+		AppendText: &store.TextAppend{MessageID: "m1", Delta: "x"}, Session: &running}))
+	require.Empty(t, wait(300*time.Millisecond), "no state change, no wake-up")
+
+	require.NoError(t, db.DeleteTask(t.Context(), "t1"))
+	require.Equal(t, "t1", wait(10*time.Second), "deleted")
+}
