@@ -287,7 +287,7 @@ func TestRouteFollowsTheSessionLease(t *testing.T) {
 	require.True(t, ok)
 	rt, err = r.Route(t.Context(), sid)
 	require.NoError(t, err)
-	require.Equal(t, fleet.Route{}, rt, "held here: local")
+	require.Equal(t, fleet.Route{Here: true}, rt, "held here: local")
 }
 
 // A task another daemon changes is passed to TaskChanged.

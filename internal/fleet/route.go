@@ -21,6 +21,10 @@ type Route struct {
 	// Gone: the owner's lease ran out (it died or lost the database) and
 	// nobody has taken the session over yet; commands cannot reach it.
 	Gone bool
+	// Here: this daemon holds the session's lease; it writes its events.
+	// (Owner "" and not Here: nobody runs it now; whoever takes it next
+	// writes them.)
+	Here bool
 }
 
 // Route reads the session's owner from its lease.
@@ -45,7 +49,9 @@ func (r *Relay) route(ctx context.Context, id, query string, args ...any) (Route
 		return Route{}, nil
 	case err != nil:
 		return Route{}, fmt.Errorf("%w: read the owner of %s: %w", ErrUnavailable, id, err)
-	case holder == "" || holder == r.cfg.Self:
+	case holder == r.cfg.Self:
+		return Route{Here: live}, nil
+	case holder == "":
 		return Route{}, nil
 	}
 	return Route{Owner: holder, Gone: !live}, nil

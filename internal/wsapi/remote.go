@@ -140,15 +140,18 @@ func (c *conn) routeTask(ctx context.Context, taskID string) (fleet.Route, error
 	return rt, nil
 }
 
-// subscribeFeed subscribes here or, for a session another daemon runs,
-// through the relay; the answer and the feed are the same either way.
+// subscribeFeed subscribes here to a session this daemon runs, else
+// through the relay, which follows the session's events in the store
+// whichever daemon writes them — one that runs it now, or the one that
+// will (a session nobody runs yet may be started by another daemon). The
+// answer and the feed are the same either way.
 func (c *conn) subscribeFeed(ctx context.Context, p orchestrator.SubscribeRequest) (orchestrator.SubscribeResult, feed, error) {
 	if c.s.cfg.Remote != nil {
 		rt, err := c.route(ctx, p.SessionID)
 		if err != nil {
 			return orchestrator.SubscribeResult{}, nil, err
 		}
-		if rt.Owner != "" {
+		if !rt.Here {
 			res, f, err := c.s.cfg.Remote.SubscribeRemote(ctx, p, c.s.cfg.SubscriberBuffer)
 			if err != nil {
 				return res, nil, err

@@ -66,7 +66,7 @@ func (r *fakeRemote) SubscribeRemote(_ context.Context, req orchestrator.Subscri
 func remoteEnv(t *testing.T) (*testEnv, *testEnv, *fakeRemote) {
 	t.Helper()
 	b := newTestEnv(t, nil)
-	r := &fakeRemote{routes: map[string]fleet.Route{"s2": {Owner: "B"}, "task:t2": {Owner: "B"}, "gone": {Owner: "B", Gone: true}}, peer: b.srv}
+	r := &fakeRemote{routes: map[string]fleet.Route{"s1": {Here: true}, "s2": {Owner: "B"}, "task:t2": {Owner: "B"}, "gone": {Owner: "B", Gone: true}}, peer: b.srv}
 	// B routes s2 elsewhere too: a forwarded command must still run on B.
 	b.srv.cfg.Remote = &fakeRemote{routes: map[string]fleet.Route{"s2": {Owner: "C"}, "task:t2": {Owner: "C"}}}
 	a := newTestEnv(t, func(c *Config) { c.Remote = r })
@@ -193,6 +193,17 @@ func TestSubscribeToAnotherDaemonsSessionStreamsTheRelay(t *testing.T) {
 	assert.True(t, f.closed(), "the relay's watch ends with the subscription")
 
 	c.errorOf(c.call(ActionSessionSubscribe, map[string]any{"session_id": "broken"}), CodeUnavailable)
+
+	// This daemon's own session: here. One nobody runs yet: the relay,
+	// which sees its events whichever daemon starts it.
+	c.ok(c.call(ActionSessionSubscribe, map[string]any{"session_id": "s1"}), nil)
+	a.svc.mu.Lock()
+	assert.Len(t, a.svc.sessionFeeds["s1"], 1)
+	a.svc.mu.Unlock()
+	c.ok(c.call(ActionSessionSubscribe, map[string]any{"session_id": "unowned"}), nil)
+	r.mu.Lock()
+	assert.Len(t, r.feeds, 2)
+	r.mu.Unlock()
 	c.healthy()
 }
 

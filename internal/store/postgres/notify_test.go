@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,4 +150,56 @@ func TestTaskChangesNotify(t *testing.T) {
 
 	require.NoError(t, db.DeleteTask(t.Context(), "t1"))
 	require.Equal(t, "t1", wait(10*time.Second), "deleted")
+}
+
+// Writes committed together (the group commit) each wake the listeners;
+// a write refused among them wakes nobody, though its batch ran again.
+func TestGroupCommittedWritesNotifyAndRefusedOnesDoNot(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	db, err := postgres.Open(t.Context(), dsn)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const writers, each = 8, 25
+	for i := range writers + 1 {
+		id := fmt.Sprint("s", i)
+		require.NoError(t, db.CreateTask(t.Context(), store.Task{ID: "t" + id, Title: "t", Agent: "mock", Workdir: "/w", State: store.TaskTodo, CreatedAt: now, UpdatedAt: now},
+			store.Session{ID: id, TaskID: "t" + id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}))
+	}
+	l := listen(t, dsn)
+	var wg sync.WaitGroup
+	for i := range writers {
+		id := fmt.Sprint("s", i)
+		wg.Go(func() {
+			for seq := int64(1); seq <= each; seq++ {
+				if err := db.AppendEvent(context.Background(), store.EventWrite{Event: ev(id, seq, "session.state_changed")}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	refused := fmt.Sprint("s", writers) // its chunks name no message: each is refused
+	wg.Go(func() {
+		for range each {
+			if err := db.AppendEvent(context.Background(), store.EventWrite{Event: ev(refused, 1, "session.message.updated"),
+				AppendText: &store.TextAppend{MessageID: "none", Delta: "x"}}); err == nil {
+				t.Error("a chunk of a missing message was written")
+			}
+		}
+	})
+	wg.Wait()
+	highest := map[string]int64{}
+	for {
+		p := next(t, l, 500*time.Millisecond)
+		if p == "" {
+			break
+		}
+		sid, seq, err := postgres.ParseEventNotification(p)
+		require.NoError(t, err)
+		highest[sid] = max(highest[sid], seq)
+	}
+	for i := range writers {
+		require.Equal(t, int64(each), highest[fmt.Sprint("s", i)], "the last write of s%d woke the listener", i)
+	}
+	require.NotContains(t, highest, refused)
 }
