@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -314,4 +315,30 @@ func TestRelayFollowsTaskChanges(t *testing.T) {
 		defer mu.Unlock()
 		return len(changed) == 1 && changed[0] == task.ID
 	}, 10*time.Second, 5*time.Millisecond)
+}
+
+// The wake-up is what delivers: each write reaches the watch within a
+// generous bound (no polling stands behind it), and the test logs how
+// long the commit → NOTIFY → read → deliver path takes.
+func TestWatchLatency(t *testing.T) {
+	db, sid := relayDB(t)
+	r := newRelay(t, db, uuid.NewString(), quartz.NewMock(t), nil)
+	got := make(chan int64, 100)
+	defer r.Watch(sid, 0, func(e store.Event) bool { got <- e.Seq; return true })()
+	const n = 50
+	lags := make([]time.Duration, 0, n)
+	for seq := int64(1); seq <= n; seq++ {
+		write(t, db, sid, seq-1, seq)
+		at := time.Now()
+		select {
+		case s := <-got:
+			require.Equal(t, seq, s)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("event %d was not delivered", seq)
+		}
+		lags = append(lags, time.Since(at))
+	}
+	slices.Sort(lags)
+	t.Logf("commit to delivery of %d events: median %v, p90 %v, max %v", n,
+		lags[n/2].Round(10*time.Microsecond), lags[n*9/10].Round(10*time.Microsecond), lags[n-1].Round(10*time.Microsecond))
 }

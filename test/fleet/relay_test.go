@@ -50,7 +50,10 @@ func TestAClientOnAStreamsASessionOnBAndStopsIt(t *testing.T) {
 	assert.Greater(t, more.Seq, first.Seq)
 
 	// A's stop reaches B, which ends the turn; A sees it end.
+	onB.Until(30*time.Second, func(e daemontest.Event) bool { return e.Seq >= more.Seq })
+	stopAt := time.Now()
 	a.Call("session.stop", map[string]any{"task_id": onB.TaskID, "session_id": onB.ID})
+	t.Logf("session.stop on A answered by B in %v", time.Since(stopAt).Round(100*time.Microsecond))
 	done := onA.Until(30*time.Second, daemontest.TurnDone)
 	assert.Equal(t, "cancelled", done.Body().StopReason)
 	onB.Until(30*time.Second, daemontest.TurnDone)
