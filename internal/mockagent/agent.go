@@ -232,7 +232,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 
 	reply := "Echo: " + prompt
 	if isScenario && sc.name == scWall {
-		up, hang, err := a.store.hitWall(a.taskID, sid, prompt, a.cfg.Model, time.Now())
+		up, hang, failAfter, err := a.store.hitWall(a.taskID, sid, prompt, a.cfg.Model, time.Now())
 		if err != nil {
 			return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 		}
@@ -242,6 +242,13 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		}
 		if up {
 			a.log.Info("wall is up", zap.String("task", a.taskID))
+			if failAfter > 0 {
+				select {
+				case <-time.After(failAfter):
+				case <-ctx.Done():
+					return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+				}
+			}
 			return a.fail(ctx, sid, sc, prompt)
 		}
 		return a.lingeringReply(ctx, sid, reply, time.Duration(sc.ms)*time.Millisecond)

@@ -21,7 +21,9 @@
 //	/wall                   a provider shared by every session: the 529 of /overloaded while
 //	                        the wall is up (SetWall, a file in StateDir), "Echo: <prompt>"
 //	                        otherwise; every /wall prompt is logged (WallRequests).
-//	                        Wall.Hang holds prompts unanswered instead; "/wall:MS"
+//	                        Wall.Hang holds prompts unanswered instead; Wall.FailAfter
+//	                        delays the 529; Wall.Models limits the wall to agents of those
+//	                        models (Config.Model, --model); "/wall:MS"
 //	                        takes MS more to end the turn after its reply
 //	/leak[:N]               streams a 529 line carrying planted secrets (SetLeak, else
 //	                        FakeSecrets, plus an inherited ORCHESTRATORD_TOKEN), logs it

@@ -32,6 +32,9 @@ type Wall struct {
 	// Models, when set, are the only models the wall stands for (Config.Model):
 	// a provider overloaded for one model and answering for another.
 	Models []string `json:"models,omitempty"`
+	// FailAfter holds a prompt that meets the wall this long before it
+	// fails (a slow error): a test can move its clock while it is in flight.
+	FailAfter time.Duration `json:"fail_after,omitempty"`
 }
 
 func (w Wall) upAt(now time.Time, model string) bool {
@@ -64,7 +67,7 @@ func WallRequests(stateDir string) ([]WallRequest, error) {
 }
 
 // hitWall reads the wall and logs the request, under the state dir's lock.
-func (s *store) hitWall(task, session, prompt, model string, now time.Time) (up, hang bool, err error) {
+func (s *store) hitWall(task, session, prompt, model string, now time.Time) (up, hang bool, failAfter time.Duration, err error) {
 	err = s.locked(func() error {
 		var w Wall
 		b, err := os.ReadFile(filepath.Join(s.dir, wallFile))
@@ -78,6 +81,9 @@ func (s *store) hitWall(task, session, prompt, model string, now time.Time) (up,
 		}
 		up = w.upAt(now, model)
 		hang = up && w.Hang
+		if up {
+			failAfter = w.FailAfter
+		}
 		line, err := json.Marshal(WallRequest{At: now.UTC(), Task: task, Session: session, Prompt: prompt, Model: model, Failed: up})
 		if err != nil {
 			return err
@@ -92,5 +98,5 @@ func (s *store) hitWall(task, session, prompt, model string, now time.Time) (up,
 		}
 		return f.Close()
 	})
-	return up, hang, err
+	return up, hang, failAfter, err
 }

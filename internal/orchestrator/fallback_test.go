@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -283,4 +284,34 @@ func TestFallbackTriesTheProfileAgainOncePerDeadline(t *testing.T) {
 	assert.Equal(t, []string{"opus", "opus"}, h.wallModels()[6:])
 	assert.Equal(t, 2.0, gaugeValue(t, h.svc.cfg.Metrics.fallbacks.WithLabelValues("mock", "mock-b", "fallback")))
 	assert.Equal(t, 1.0, gaugeValue(t, h.svc.cfg.Metrics.fallbacks.WithLabelValues("mock-b", "mock", "back")))
+}
+
+// A probe still in flight when the deadline passes fails past it: that
+// failed turn ends as the switch, and the prompt goes on on the fallback.
+func TestFallbackAfterAProbeFailsPastTheDeadline(t *testing.T) {
+	h := newHarness(t, withFallback(nil), func(c *Config) { c.Overload.FirstProbe = 5 * time.Second })
+	require.NoError(t, mockagent.SetWall(h.stateDir, mockagent.Wall{Up: true, Models: []string{"opus"}}))
+	t0 := h.clock.Now()
+	v, f := h.createWith(CreateTaskRequest{Prompt: "/wall job", Agent: "mock", GateDeadline: 10 * time.Second})
+	f.until(isNotice)
+	f.until(isState(store.SessionWaitingForInput))
+	// The probe's 529 comes slowly, so the clock passes the deadline while it is in flight.
+	require.NoError(t, mockagent.SetWall(h.stateDir, mockagent.Wall{Up: true, Models: []string{"opus"}, FailAfter: 3 * time.Second}))
+	h.advanceTo(t0.Add(5 * time.Second))
+	probe := f.until(func(n note) bool { return n.Action == "session.turn.started" })
+	var started struct {
+		TurnID string `json:"turn_id"`
+	}
+	require.NoError(t, json.Unmarshal(probe.raw, &started))
+	h.advanceTo(t0.Add(10 * time.Second))
+
+	ended := f.until(isTurnDone)
+	assert.Equal(t, stopFallback, ended.StopReason, "the probe's turn ends as the switch, not as a failure")
+	line := f.until(isFallbackLine)
+	assert.Equal(t, started.TurnID, line.Message.TurnID)
+	assert.Equal(t, "mock stayed overloaded for 10 seconds — continuing on mock-b. The session goes back to mock once it answers again.", line.Message.Text)
+	f.until(isTurnEnd("end_turn"))
+	assert.Equal(t, []string{"opus (529)", "opus (529)", "sonnet"}, h.wallModels())
+	_, pending := h.pending(v.Sessions[0].ID)
+	assert.False(t, pending, "no retry left behind")
 }
