@@ -388,3 +388,38 @@ func TestExplain(t *testing.T) {
 		t.Errorf("silent %d + near %d != %d rules", x.Silent, len(x.NearMisses), len(Rules()))
 	}
 }
+
+// TestLeadingStatus: the SDKs' `${status} ${message}` at the start of a line
+// is a status; a number that starts prose or a log line is not.
+func TestLeadingStatus(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"401 Your authentication token has been invalidated. Please try signing in again.", 401},
+		{"404 NOT_FOUND. {'error': {'code': 404}}", 404},
+		{"400\n400 {\"type\":\"error\"}", 400},
+		{"  ⎿  429 Too many tokens, please wait before trying again.", 429},
+		{"(429 Too many tokens, please wait before trying again.)", 429},
+		{"Error: 429 Free allocated quota exceeded.", 429},
+		{"401 Unauthorized\nMissing scopes: api.responses.write", 401},
+		{"first line\n503 Service Unavailable", 503},
+		{"404 lines changed", 0},
+		{"500 files indexed in 3s", 0},
+		{"4001 Something", 0},
+		{"[2026-06-01T12:00:00Z] 429 Too many", 0},
+		{"the 429 Too many", 0},
+		{"200 OK", 0},
+	} {
+		if got, _ := leadingStatus(tc.text); got != tc.want {
+			t.Errorf("leadingStatus(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+	// A marker's status outranks a leading one.
+	s := newScan(&Evidence{Err: "500 Internal\nAPI Error: 429 {}"}, testNow)
+	defer s.release()
+	if st, _ := s.httpStatus(); st != 429 {
+		t.Errorf("marker status lost to the leading one: %d", st)
+	}
+}

@@ -35,13 +35,18 @@ var (
 	kwRetryDelay      = newKW("retrydelay")
 	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
 	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in ")}
-	kwResetIn         = []*kw{newKW("reset after "), newKW("resets in "), newKW("try again in ")}
+	kwResetIn         = []*kw{newKW("reset after "), newKW("resets in "), newKW("try again in "), newKW("will reset in ")}
 	kwRegainAccess    = newKW("regain access on ")
 	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
 	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
 		newKW("anthropic-ratelimit-input-tokens-reset"), newKW("anthropic-ratelimit-output-tokens-reset")}
 	kwResetEpoch = []*kw{newKW("limit reached|"), newKW(`"resets_at"`), newKW("anthropic-ratelimit-unified-reset")}
 	kwResetClock = []*kw{newKW("resets "), newKW("reset at ")}
+	// "resets at 2026-05-15T15:00:00Z" (MiniMax 2056): an instant.
+	kwResetsAt = newKW("resets at ")
+	// claude-relay-service's 429 body: "retryAfter": seconds
+	// (src/middleware/auth.js, Math.round(msBeforeNext / 1000)).
+	kwRetryAfterJSON = newKW(`"retryafter"`)
 )
 
 // retryAfterHint reads the provider's wait hint, most explicit form first.
@@ -69,6 +74,13 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 				}
 			}
 			break
+		}
+	}
+	if s.hasKW(kwRetryAfterJSON) {
+		if v, ok := valueAfter(low, kwRetryAfterJSON.w); ok {
+			if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+				return clampHint(time.Duration(n * float64(time.Second)))
+			}
 		}
 	}
 	if s.hasKW(kwRetryDelay) {
@@ -263,6 +275,11 @@ func resetHint(s *scan) (time.Time, bool) {
 			if t, err := time.Parse("2006-01-02", rest[:10]); err == nil {
 				return t.UTC(), true
 			}
+		}
+	}
+	if i := s.indexKW(kwResetsAt); i >= 0 {
+		if t, ok := parseEpochOrRFC3339(s.raw[i+len(kwResetsAt.w):]); ok {
+			return t, true
 		}
 	}
 	if i := s.indexKW(kwResetClock[1]); i >= 0 {

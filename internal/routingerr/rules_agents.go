@@ -187,7 +187,21 @@ var sharedRules = []rule{
 		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",
 			"input is too long", "maximum output length", "reduce the length of the messages", "greater than the context length", "messageoutputlengtherror", "context window of this model",
 			"maximum prompt length", "context_window_exceeded", "context window exceeded", "prompt too long",
-			"context length exceeded", "input too long"}},
+			"context length exceeded", "input too long",
+			// Together / vLLM, Z.ai 1261, SGLang, Mistral, Z.ai's stop reason.
+			"is longer than the model's context length", "prompt exceeds max length",
+			"exceeds the model's maximum context length", "too large for model with", "model_context_window_exceeded",
+			// GitHub Copilot's API, DashScope's InvalidParameter, Moonshot.
+			"model_max_prompt_tokens_exceeded", "range of input length should be", "exceeded model token limit"}},
+
+	// DeepSeek's 400 "Input length 72054 exceeds the maximum length 65536".
+	{id: "generic.input_length_exceeds.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
+		all: []string{"input length ", "exceeds the maximum length"}},
+	// Reasoning items replayed under another caller (OpenAI Responses via a
+	// gateway: "reasoning `encrypted_content` was not issued to this
+	// caller"): the history carries items this credential cannot use.
+	{id: "openai.encrypted_content_foreign.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
+		all: []string{"encrypted_content", "not issued to this caller"}},
 	{id: "generic.attachment.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf too large", "pdf is password protected", "pdf pages may be provided", "image was too large", "image exceeds"}},
 	// Claude Code: "Claude's response exceeded the 32000 output token
@@ -223,9 +237,11 @@ var sharedRules = []rule{
 		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",
 			"native binary not found", "cwd` must be an absolute path", "does not exist on the machine running the agent",
 			"cwd` is not a directory", "missing environment variable", "sign in to network or proxy",
-			"executable not found", "err_module_not_found", "the system cannot find the file specified", "is not registered"}},
+			"executable not found", "err_module_not_found", "the system cannot find the file specified", "is not registered",
+			// crush (internal/config/load.go): its provider configuration.
+			"failed to configure providers", "failed to load providers"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
-		any: []string{"organization must be verified", "permission_denied", "caller does not have permission"}},
+		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
 		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`}},
@@ -243,7 +259,8 @@ var sharedRules = []rule{
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
 		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
 			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled",
-			"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests"}},
+			"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests",
+			"速率限制", "请求过于频繁"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".

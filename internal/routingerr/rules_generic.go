@@ -97,10 +97,17 @@ var genericRules = []rule{
 
 	// Overload wording on an error-shaped line; prose saying "overloaded"
 	// does not count.
+	// "HTTP 200: Overloaded" (an agent's own summary of Anthropic's
+	// overloaded_error in a stream) is the message after a separator too.
 	{id: "generic.overloaded_text.v1", band: bandFallback, code: "overloaded", class: ClassTransient, conf: 0.6,
 		gate:  []string{"overloaded"},
 		check: checkErrorText,
-		match: func(s *scan) int { return s.errorText("overloaded") }},
+		match: func(s *scan) int {
+			if i := s.errorText("overloaded"); i >= 0 {
+				return i
+			}
+			return s.index(": overloaded", false)
+		}},
 	// The agent died mid-turn with nothing we recognise: treat it like a lost
 	// transport. At start-up a crash is more likely configuration: leave it.
 	{id: "agent.exited_mid_turn.v1", band: bandFallback, code: "transport_lost", class: ClassTransient, conf: 0.5,

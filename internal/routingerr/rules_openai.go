@@ -62,8 +62,16 @@ var openaiRules = []rule{
 		any: []string{"check your plan and billing"}, none: []string{"resource_exhausted"}},
 
 	{id: "openai.engine_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
-		gate:  openaiOverloadWords,
-		match: func(s *scan) int { return s.errorText(openaiOverloadWords...) }},
+		gate: append(openaiOverloadWords, "engine_overloaded_error"),
+		// Moonshot / Kimi send the type too (429 engine_overloaded_error,
+		// platform.moonshot.cn/docs/api/chat): structure, wherever the
+		// words wrapped.
+		match: func(s *scan) int {
+			if i := s.errorText(openaiOverloadWords...); i >= 0 {
+				return i
+			}
+			return s.index("engine_overloaded_error", false)
+		}},
 	// The whole boilerplate, so a sentence that merely says "overloaded
 	// with other requests" is not an error: "That model is currently
 	// overloaded with other requests. You can retry your request, or …".

@@ -634,6 +634,58 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"error":{"code":"1304","message":"该 API 已达今日调用次数限额"}}`)},
 		neg: []Evidence{txt(`{"code":"13080"}`), txt("[1308 items]")},
 	},
+	"zhipu.prompt_too_long.v1": {
+		pos: []Evidence{txt(`Error code: 400 {'code': '1261', 'message': 'Prompt exceeds max length'}`)},
+		neg: []Evidence{txt(`{"code":"12610"}`), txt("[1261 files]")},
+	},
+	"zhipu.content_filter.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"1301","message":"System detected potentially unsafe or sensitive content in input or generation."}}`)},
+		neg: []Evidence{txt(`{"code":"13010"}`), txt(`{"areas":[{"code":"13011"}]}`)},
+	},
+	"zhipu.model_not_in_plan.v1": {
+		pos: []Evidence{txt(`429: {"code":"1311","message":"Your current subscription plan does not yet include access to GLM-5.3-Highspeed"}`)},
+		neg: []Evidence{txt(`{"code":"13110"}`), txt("room 1311")},
+	},
+	"zhipu.fair_use.v1": {
+		pos: []Evidence{txt("API Error: Request rejected (429) · [1313][Your account's current usage pattern does not comply with the Fair Usage Policy, and your request frequency has been limited.]")},
+		neg: []Evidence{txt(`{"code":"13130"}`), txt("the fair usage policy applies to all plans")},
+	},
+	"generic.input_length_exceeds.v1": {
+		pos: []Evidence{txt("Input length 72054 exceeds the maximum length 65536")},
+		neg: []Evidence{txt("input length is fine"), txt("the name exceeds the maximum length of 64")},
+	},
+	"openai.encrypted_content_foreign.v1": {
+		pos: []Evidence{txt("Upstream request failed: [invalid_request_error] reasoning `encrypted_content` was not issued to this caller")},
+		neg: []Evidence{txt("include reasoning.encrypted_content"), txt("continuation cursor was not issued to this caller")},
+	},
+	"opencode.zen_usage_limit.v1": {
+		pos: []Evidence{txt("Free limit reached\n\nSubscribe to OpenCode Go for reliable access to the best open-source models, starting at $5/month.")},
+		neg: []Evidence{txt("OpenCode Go is a subscription"), txt("free limit of 5 sessions")},
+	},
+	"opencode.zen_free_tier_only.v1": {
+		pos: []Evidence{txt("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode")},
+		neg: []Evidence{txt("the free tier can only be used with small models"), txt("used from within OpenCode")},
+	},
+	"kiro.throttled.v1": {
+		pos: []Evidence{txt("Internal error (code -32603): Encountered an error in the response stream: The request was throttled by the service (request_id: 671ca98e)")},
+		neg: []Evidence{txt("the request was throttled"), txt("throttled by the service mesh config")},
+	},
+	"kiro.service_failure.v1": {
+		pos: []Evidence{txt("The service failed to process the request")},
+		neg: []Evidence{txt("the service failed to start"), txt("failed to process the request body")},
+	},
+	"kiro.stream_timeout.v1": {
+		pos: []Evidence{txt("The stream timed out receiving the response after 300000ms")},
+		neg: []Evidence{txt("the stream timed out"), txt("receiving the response took 3s")},
+	},
+	"kiro.context_overflow.v1": {
+		pos: []Evidence{txt("The context window overflowed")},
+		neg: []Evidence{txt("the context window is large"), txt("buffer overflowed")},
+	},
+	"kiro.model_busy.v1": {
+		pos: []Evidence{txt("The model is temporarily busy. Please try again in a moment. (epRequestId: 64f3a2a3)")},
+		neg: []Evidence{txt("the model is busy writing"), txt("temporarily busy signal on line 2")},
+	},
 	"alibaba.token_limit.v1": {
 		pos: []Evidence{txt("Error from provider (Alibaba): You exceeded your current quota, please check your plan and billing details. For details, see: https://help.aliyun.com/zh/model-studio/error-code#token-limit")},
 		neg: []Evidence{txt("see https://help.aliyun.com/zh/model-studio/error-code#overdue-payment")},

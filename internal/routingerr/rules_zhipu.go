@@ -29,6 +29,24 @@ var zhipuRules = []rule{
 	// model is busy, not the account.
 	{id: "zhipu.overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
 		any: zhipuCode("1305", "1312")},
+	// 1261 "Prompt exceeds max length" (bigmodel.cn: "Prompt 超长"): the
+	// same prompt is refused again.
+	{id: "zhipu.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
+		any: zhipuCode("1261")},
+	// 1301 "System detected potentially unsafe or sensitive content in
+	// input or generation": the content filter refuses this prompt.
+	{id: "zhipu.content_filter.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.9,
+		any: zhipuCode("1301")},
+	// 1311 "Your current subscription plan does not yet include access to
+	// GLM-5.3-Highspeed" / "当前订阅套餐暂未开放…权限", under a 429 or a 403:
+	// another model or another plan, not a wait.
+	{id: "zhipu.model_not_in_plan.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
+		any: zhipuCode("1311")},
+	// 1313 "Your account's current usage pattern does not comply with the
+	// Fair Usage Policy, and your request frequency has been limited … To
+	// restore access, please submit a request.": a human must ask.
+	{id: "zhipu.fair_use.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
+		any: append(zhipuCode("1313"), "does not comply with the fair usage policy")},
 	// 1304 the API's daily call limit, 1308 "Usage limit reached for 5
 	// hour. Your limit will reset at …", 1310 the weekly / monthly limit.
 	{id: "zhipu.quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,

@@ -1,5 +1,7 @@
 package routingerr
 
+import "strings"
+
 // statusMarkers introduce an HTTP status in error text. A bare number is
 // never a status: "duration_ms":15290 or "402913 tokens" must not read as
 // 529 or 402, so a status is exactly three digits right after one of these.
@@ -63,9 +65,69 @@ func textStatus(s *scan) (int, int) {
 				return st, i - 3
 			}
 		}
-		return 0, 0
+		return leadingStatus(s.raw)
 	}
 	return best, max(0, bestEnd-1)
+}
+
+// leadingStatus finds the last line that opens with a status: the SDKs'
+// APIError message is `${status} ${message}` (openai-node and
+// anthropic-sdk-typescript, core/error.ts makeMessage: "429 Free allocated
+// quota exceeded.", "401 Your authentication token has been invalidated…",
+// "404 NOT_FOUND. {…}", "400 {"type":"error",…}"), which agents pass on
+// bare, after "Error: ", in a box ("⎿ ", "✕ [") or in parentheses. The
+// status must be followed by a capital, a JSON value or the end of its
+// line ("400\n400 {…}"), so "404 lines changed" or "500 files" is no
+// status. 0, 0 when no line opens with one.
+func leadingStatus(raw string) (int, int) {
+	best, bestPos := 0, 0
+	for ls := 0; ls < len(raw); {
+		le := strings.IndexByte(raw[ls:], '\n')
+		if le < 0 {
+			le = len(raw)
+		} else {
+			le += ls
+		}
+		if i := statusLead(raw, ls, le); i >= 0 {
+			if st, ok := statusAt(raw, i); ok && i+3 <= le {
+				if j := i + 3; j == le || raw[j] == '\r' || raw[j] == ' ' && j+1 < le && statusFollow(raw[j+1]) || raw[j] == ' ' && j+1 == le {
+					best, bestPos = st, i
+				}
+			}
+		}
+		ls = le + 1
+	}
+	return best, bestPos
+}
+
+// statusLead is where a status may start on the line raw[ls:le]: after
+// blanks, then at most one of the glyphs and prefixes agents put before an
+// error, then blanks; -1 when the line is too short to hold one.
+func statusLead(raw string, ls, le int) int {
+	i := ls
+	for i < le && (raw[i] == ' ' || raw[i] == '\t') {
+		i++
+	}
+	for _, p := range statusLeads {
+		if strings.HasPrefix(raw[i:le], p) || len(p) > 1 && len(raw[i:le]) >= len(p) && strings.EqualFold(raw[i:i+len(p)], p) {
+			i += len(p)
+			break
+		}
+	}
+	for i < le && raw[i] == ' ' {
+		i++
+	}
+	if le-i < 3 || raw[i] < '4' || raw[i] > '5' {
+		return -1
+	}
+	return i
+}
+
+var statusLeads = []string{"⎿", "✕ [", "✖ ", "✕ ", "(", "[", "error: ", "error "}
+
+// statusFollow: what may follow "NNN " when the number is a status.
+func statusFollow(b byte) bool {
+	return 'A' <= b && b <= 'Z' || b == '{' || b == '['
 }
 
 // statusAt parses an error status (400-599) of exactly three digits at
