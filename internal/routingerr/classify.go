@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	mbits "math/bits"
 	"strings"
 	"sync"
 	"time"
@@ -76,16 +77,30 @@ func outputIsErrorEcho(ev *Evidence) bool {
 func classifyText(ev *Evidence, now time.Time, trace *[]RuleTrace) Classification {
 	s := newScan(ev, now)
 	defer s.release()
-	for i := range ruleTable {
-		r := &ruleTable[i]
-		pos := r.eval(s)
-		if trace != nil {
+	if trace != nil {
+		for i := range ruleTable {
+			r := &ruleTable[i]
+			pos := r.eval(s)
 			*trace = append(*trace, RuleTrace{RuleID: r.id, Matched: pos >= 0})
+			if pos >= 0 {
+				c := s.result(r, pos)
+				c.Model = s.modelOf()
+				return c
+			}
 		}
-		if pos >= 0 {
-			c := s.result(r, pos)
-			c.Model = s.modelOf()
-			return c
+	} else {
+		// Only the rules a found keyword lets through, in table order.
+		cand := s.candidates()
+		for w, word := range cand {
+			for word != 0 {
+				r := &ruleTable[w<<6|mbits.TrailingZeros64(word)]
+				word &= word - 1
+				if pos := r.eval(s); pos >= 0 {
+					c := s.result(r, pos)
+					c.Model = s.modelOf()
+					return c
+				}
+			}
 		}
 	}
 	return Classification{

@@ -423,3 +423,29 @@ func TestLeadingStatus(t *testing.T) {
 		t.Errorf("marker status lost to the leading one: %d", st)
 	}
 }
+
+// TestCandidatesChangeNothing: Classify tries only the rules a found keyword
+// lets through (scan.candidates); ClassifyExplain tries every rule in order.
+// On every text we hold they must agree.
+func TestCandidatesChangeNothing(t *testing.T) {
+	t.Parallel()
+	var evs []Evidence
+	for text := range corpusTexts(t) {
+		evs = append(evs, Evidence{Err: text})
+	}
+	for _, l := range loadCatalogue(t) {
+		evs = append(evs, l.evidence())
+	}
+	for _, d := range []string{"wild", "heldout", "heldout2", "heldout3"} {
+		for _, r := range loadRealRows(t, d, map[string]string{}) {
+			evs = append(evs, Evidence{Err: r.Text})
+		}
+	}
+	for _, ev := range evs {
+		got := Classify(ev, testNow)
+		want, _ := ClassifyExplain(ev, testNow)
+		if got.RuleID != want.RuleID || got.Excerpt != want.Excerpt {
+			t.Errorf("%.120q: Classify %s, every rule in order %s", ev.Err, got.RuleID, want.RuleID)
+		}
+	}
+}

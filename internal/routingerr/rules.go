@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	mbits "math/bits"
 	"slices"
 	"strings"
 )
@@ -109,7 +110,66 @@ var ruleSets = [][]rule{cancelRules, agentRules, quotaRules, acpRules, anthropic
 var (
 	ruleTable []rule
 	keywords  *matcher
+	// kwRules[id] is the set of rules that keyword id can let through:
+	// every rule that needs words has one set of words of which one must
+	// occur (its any, its gate, or the first of all). alwaysRules are the
+	// rules that read structured evidence or need no word.
+	kwRules     []ruleSet
+	alwaysRules ruleSet
 )
+
+// maxRules bounds the rule table (ruleSet is a bitset of rule indices).
+const maxRules = 4 * 64
+
+type ruleSet [maxRules / 64]uint64
+
+func (r *ruleSet) set(i int) { r[i>>6] |= 1 << (i & 63) }
+
+// candidates is the set of rules that may match s: the rules any found
+// keyword lets through, and those that need none. A rule outside it would
+// fail its keyword test, so skipping it changes nothing.
+func (s *scan) candidates() ruleSet {
+	c := alwaysRules
+	for w, word := range s.found {
+		for word != 0 {
+			id := w<<6 | mbits.TrailingZeros64(word)
+			word &= word - 1
+			k := &kwRules[id]
+			for i := range c {
+				c[i] |= k[i]
+			}
+		}
+	}
+	return c
+}
+
+// buildRuleSets fills kwRules and alwaysRules for rules built by buildTable.
+func buildRuleSets(rules []rule, m *matcher) {
+	if len(rules) > maxRules {
+		panic("routingerr: more than 256 rules")
+	}
+	kwRules = make([]ruleSet, len(m.words))
+	for i := range rules {
+		r := &rules[i]
+		var need []uint16
+		switch {
+		case r.evidence != nil:
+		case len(r.allIDs) > 0:
+			need = r.allIDs[:1]
+		case len(r.anyIDs) > 0 && (len(r.gateIDs) == 0 || len(r.anyIDs) <= len(r.gateIDs)):
+			need = r.anyIDs
+		case len(r.gateIDs) > 0:
+			need = r.gateIDs
+		}
+		if need == nil {
+			alwaysRules.set(i)
+			continue
+		}
+		for _, id := range need {
+			kwRules[id].set(i)
+		}
+	}
+}
 
 // kw is a keyword searched for outside the rules (hints, resume safety),
 // resolved to its id once, so hot paths test a bit instead of a map.
@@ -137,6 +197,7 @@ func init() {
 		extra = append(extra, k.w)
 	}
 	ruleTable, keywords = buildTable(ruleSets, statusMarkers, extra)
+	buildRuleSets(ruleTable, keywords)
 	for _, k := range extraKWs {
 		k.id, _ = keywords.id(k.w)
 	}
