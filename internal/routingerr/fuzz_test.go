@@ -62,6 +62,11 @@ func FuzzClassify(f *testing.F) {
 		if len(trace) == 0 || trace[len(trace)-1].Matched != (c.RuleID != ruleUnclassified) {
 			t.Fatalf("trace does not end at the result")
 		}
+		// Classify skips the rules no found keyword lets through; it must
+		// land where trying every rule in order does.
+		if q := Classify(ev, now); q.RuleID != c.RuleID || q.Excerpt != c.Excerpt {
+			t.Fatalf("Classify decided %s, every rule in order %s", q.RuleID, c.RuleID)
+		}
 		if _, x := Explain(ev, now); x.RuleID != c.RuleID || x.Span != nil && (x.Span[0] < 0 || x.Span[0] > x.Span[1] || x.Span[1] > len(x.Text)) {
 			t.Fatalf("explanation %+v does not fit %s", x, c.RuleID)
 		}
