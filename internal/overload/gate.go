@@ -80,6 +80,11 @@ type Snapshot struct {
 	ProbesSent     int        `json:"probes_sent"`   // since the gate opened
 	Waiting        int        `json:"waiting"`       // sessions waiting, the probe not included
 	RecentFailures int        `json:"recent_failures"`
+	// Fleet mode: sessions waiting on other daemons of the fleet, and
+	// whether this daemon holds the probe right.
+	PeersWaiting int  `json:"peers_waiting,omitempty"`
+	Fleet        bool `json:"fleet,omitempty"`
+	Prober       bool `json:"prober,omitempty"`
 }
 
 // Gate is the state machine of one provider key. Create it with New (or
@@ -104,6 +109,11 @@ type Gate struct {
 
 	rev        uint64 // bumps on every observable change
 	durableRev uint64 // bumps on every change of Persisted()
+
+	// Fleet mode (fleet.go).
+	fleet  bool // the key's gate is the fleet's: probe only as prober, never close when idle
+	prober bool // fleet mode: this daemon holds the probe right
+	peers  int  // fleet mode: sessions waiting on other daemons
 }
 
 // New returns a closed gate. cfg's zero values take their defaults; rand
@@ -240,7 +250,7 @@ func (g *Gate) Due(session string, deadline, now time.Time) Verdict {
 		g.closeIfIdle()
 		return Expired
 	}
-	if g.probe == nil && !now.Before(g.nextProbe) {
+	if g.probe == nil && g.Prober() && !now.Before(g.nextProbe) {
 		g.remove(session)
 		g.startProbe(w, now)
 		return Probe
@@ -263,7 +273,7 @@ func (g *Gate) ProbeDue(now time.Time) string {
 		g.nextProbe = now
 		g.changed(true)
 	}
-	if g.state != Open || g.probe != nil || now.Before(g.nextProbe) {
+	if g.state != Open || g.probe != nil || !g.Prober() || now.Before(g.nextProbe) {
 		return ""
 	}
 	front := g.queue.Front()
@@ -282,7 +292,7 @@ func (g *Gate) ProbeDue(now time.Time) string {
 // false when the gate is not open, the session does not wait on it, or
 // another probe is in flight.
 func (g *Gate) ProbeNow(session string, now time.Time) bool {
-	if g.state != Open || g.probe != nil {
+	if g.state != Open || g.probe != nil || !g.Prober() {
 		return false
 	}
 	w, ok := g.waiting[session]
@@ -362,6 +372,8 @@ func (g *Gate) Wake() (time.Time, bool) {
 		return time.Time{}, false
 	case g.probe != nil:
 		return g.probeSince.Add(g.cfg.ProbeTimeout), true
+	case !g.Prober():
+		return time.Time{}, false // the prober's owner wakes for the fleet
 	}
 	return g.nextProbe, true
 }
@@ -403,7 +415,11 @@ func (g *Gate) Waiting() int { return g.queue.Len() }
 
 // Snapshot describes the gate.
 func (g *Gate) Snapshot() Snapshot {
-	s := Snapshot{Key: g.key, State: g.state, Waiting: g.queue.Len(), RecentFailures: len(g.recent)}
+	s := Snapshot{Key: g.key, State: g.state, Waiting: g.queue.Len(), RecentFailures: len(g.recent),
+		Fleet: g.fleet, Prober: g.fleet && g.prober}
+	if g.state == Open {
+		s.PeersWaiting = g.peers
+	}
 	if g.state == Open {
 		opened := g.openedAt
 		s.OpenedAt = &opened
@@ -433,7 +449,7 @@ func (g *Gate) interval() time.Duration {
 		b := g.cfg.Backoff
 		step = b[min(g.failedProbes, len(b))-1]
 	}
-	n := max(g.queue.Len(), 1)
+	n := max(g.queue.Len()+g.peers, 1)
 	return min(step, max(step/time.Duration(n), g.cfg.MinProbeInterval))
 }
 
@@ -470,7 +486,7 @@ func (g *Gate) startProbe(w Waiter, now time.Time) {
 }
 
 func (g *Gate) closeIfIdle() {
-	if g.state == Open && g.probe == nil && g.queue.Len() == 0 {
+	if !g.fleet && g.Idle() {
 		g.close()
 	}
 }
@@ -483,5 +499,6 @@ func (g *Gate) close() {
 	clear(g.recent)
 	g.openedAt, g.nextProbe = time.Time{}, time.Time{}
 	g.failedProbes, g.probesSent = 0, 0
+	g.prober, g.peers = false, 0 // fleet mode: the right goes with the gate
 	g.changed(true)
 }

@@ -1,0 +1,122 @@
+package overload
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// openFleetGate opens a fleet-mode gate (c's failure opens it) with c, a
+// and b waiting, in that order.
+func openFleetGate(t *testing.T, cfg Config) *Gate {
+	t.Helper()
+	g := New("claude", cfg, nil)
+	g.SetFleet()
+	require.Equal(t, Proceed, g.Failed("a", time.Time{}, at(0)))
+	require.Equal(t, Proceed, g.Failed("b", time.Time{}, at(1*s)))
+	require.Equal(t, Wait, g.Failed("c", time.Time{}, at(2*s)))
+	require.Equal(t, Open, g.State())
+	require.Equal(t, Wait, g.Due("a", time.Time{}, at(3*s)))
+	require.Equal(t, Wait, g.Due("b", time.Time{}, at(3*s)))
+	return g
+}
+
+func TestFleetGateProbesOnlyWithTheProbeRight(t *testing.T) {
+	g := openFleetGate(t, perSession)
+	require.False(t, g.Prober(), "a fleet gate starts without the probe right")
+	_, wake := g.Wake()
+	require.False(t, wake, "no probe timer without the right: the fleet's prober probes")
+	require.Equal(t, Wait, g.Due("a", time.Time{}, at(10*s)), "due past the first probe, but another daemon probes")
+	require.Equal(t, 3, g.Waiting())
+	require.Empty(t, g.ProbeDue(at(10*s)))
+	require.False(t, g.ProbeNow("a", at(10*s)))
+
+	g.SetProber(true)
+	w, ok := g.Wake()
+	require.True(t, ok)
+	require.Equal(t, at(7*s), w, "first probe 5s after opening")
+	require.Equal(t, "c", g.ProbeDue(at(10*s)), "with the right, the oldest waiter probes")
+	require.True(t, g.Snapshot().Prober)
+}
+
+func TestFleetGateStaysOpenWhenNobodyHereWaits(t *testing.T) {
+	g := openFleetGate(t, perSession)
+	for _, sid := range []string{"a", "b", "c"} {
+		g.Leave(sid, at(3*s))
+	}
+	require.Equal(t, Open, g.State(), "others in the fleet may still wait: the owner closes it")
+	require.True(t, g.Idle())
+	require.Equal(t, Wait, g.Failed("d", time.Time{}, at(4*s)), "a new failure waits at once")
+	require.Equal(t, []string{"d"}, released(g.Succeeded("", at(5*s))), "the fleet's gate closed: whoever waits here goes")
+	require.Equal(t, Closed, g.State())
+	require.False(t, g.Prober())
+
+	// Outside fleet mode an idle gate closes, as before.
+	own := New("claude", perSession, nil)
+	for i, sid := range []string{"a", "b", "c"} {
+		own.Failed(sid, time.Time{}, at(time.Duration(i)*s))
+	}
+	for _, sid := range []string{"a", "b", "c"} {
+		own.Leave(sid, at(3*s))
+	}
+	require.Equal(t, Closed, own.State())
+}
+
+func TestFleetGateFollowsAndAdoptsTheFleetSchedule(t *testing.T) {
+	g := New("claude", Config{}, nil)
+	g.SetFleet()
+	p := Persisted{Key: "claude", State: Open, OpenedAt: at(0), NextProbe: at(40 * s), FailedProbes: 3, ProbesSent: 4}
+	require.True(t, g.Follow(p), "the fleet's gate is open: this daemon's gate opens too")
+	require.Equal(t, Open, g.State())
+	require.Equal(t, Wait, g.Failed("x", time.Time{}, at(20*s)), "a failure waits at once, not counted towards the threshold")
+	next, ok := g.NextProbe()
+	require.True(t, ok)
+	require.Equal(t, at(40*s), next, "the notice shows the fleet's next probe")
+
+	p.NextProbe, p.FailedProbes, p.ProbesSent = at(80*s), 4, 5
+	rev := g.DurableRev()
+	require.False(t, g.Follow(p))
+	require.NotEqual(t, rev, g.DurableRev())
+	next, _ = g.NextProbe()
+	require.Equal(t, at(80*s), next)
+	require.Equal(t, 1, g.Waiting(), "adopting a schedule keeps the waiters")
+
+	// Taking over the right, the overdue probe goes at once.
+	g.SetProber(true)
+	require.Equal(t, "x", g.ProbeDue(at(90*s)))
+	// After its failure the next probe follows the fleet's backoff (4
+	// failed before: 60s for one waiting session).
+	require.Equal(t, Wait, g.Failed("x", time.Time{}, at(91*s)))
+	next, _ = g.NextProbe()
+	require.Equal(t, at(91*s+60*s), next)
+
+	// A gate of its own does not follow.
+	own := New("claude", Config{}, nil)
+	require.False(t, own.Follow(p))
+	require.Equal(t, Closed, own.State())
+}
+
+func TestFleetGateCountsPeersInTheCadence(t *testing.T) {
+	g := openFleetGate(t, Config{}) // default cadence: 5s, then 10s … ÷ waiting, at least 2s
+	g.SetProber(true)
+	require.Equal(t, "c", g.ProbeDue(at(7*s)))
+	require.Equal(t, Wait, g.Failed("c", time.Time{}, at(8*s)))
+	next, _ := g.NextProbe()
+	require.Equal(t, at(8*s+10*s/3), next, "3 waiting here: 10s ÷ 3")
+
+	require.Equal(t, "a", g.ProbeDue(next))
+	g.SetPeers(297) // 300 waiting in the fleet
+	require.Equal(t, 297, g.Snapshot().PeersWaiting)
+	require.Equal(t, Wait, g.Failed("a", time.Time{}, next.Add(time.Second)))
+	n2, _ := g.NextProbe()
+	require.Equal(t, next.Add(time.Second+2*s), n2, "300 waiting in the fleet: the 2s floor")
+}
+
+func released(rs []Release) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, r.Session)
+	}
+	return out
+}
