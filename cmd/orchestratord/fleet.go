@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchestratord/orchestratord/internal/fleet"
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/orchestrator"
 	"github.com/orchestratord/orchestratord/internal/store/postgres"
 )
 
@@ -56,4 +57,19 @@ func startFleet(ctx context.Context, db daemonStore, self fleet.Identity, lease 
 			log.Warn("leaving the fleet", zap.Error(err))
 		}
 	}, nil
+}
+
+// fleetGates makes the overload gates the fleet's with --fleet (one probe
+// per provider key for every daemon on the database); nil otherwise: each
+// gate is this daemon's own, as on SQLite.
+func fleetGates(db daemonStore, dataDir string, inFleet bool) (orchestrator.FleetGates, error) {
+	pg, ok := db.(*postgres.DB)
+	if !ok || !inFleet {
+		return nil, nil
+	}
+	id, err := fleet.LoadID(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return fleet.NewGates(pg.Pool(), id, 0)
 }

@@ -222,11 +222,15 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	}
 	defer func() { _ = notifier.Close() }() // after the service: it sends no more
 	registerNotifyMetrics(reg, notifier)
+	fleetGates, err := fleetGates(db, dataDir, o.fleet)
+	if err != nil {
+		return err
+	}
 	svc, err := orchestrator.New(orchestrator.Config{
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
 		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
 		IdleTimeout: idleTimeout(o.idle), MaxAgents: max(o.maxAgents, 1), Attention: attentionSink{notifier},
-		Usage: usage,
+		Usage: usage, FleetGates: fleetGates,
 	})
 	if err != nil {
 		return err

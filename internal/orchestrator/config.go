@@ -125,6 +125,16 @@ type Config struct {
 	// Usage configures waiting out usage windows and long hints
 	// (usage_config.go); zero values are the defaults.
 	Usage UsageConfig
+	// FleetGates makes every overload gate the fleet's (gate_fleet.go):
+	// daemons sharing a PostgreSQL database send one probe per key between
+	// them and all release their waiters when it succeeds. Nil: each gate
+	// is this daemon's own (SQLite).
+	FleetGates FleetGates
+	// FleetGateSync is how often the gates are brought in step with the
+	// fleet's besides when something changes (a NOTIFY, a gate opening or
+	// closing here); default DefaultFleetGateSync (1s). It also renews the
+	// probe right, so keep it well under the FleetGates' TTL.
+	FleetGateSync time.Duration
 }
 
 // DefaultSnapshotPageBytes is Config.SnapshotPageBytes's default.

@@ -63,6 +63,7 @@ type gateRT struct {
 	code     string        // routing code and rule of the latest gated failure, for notices
 	ruleID   string
 	updated  time.Time
+	fleet    fleetGateRT // fleet mode: the link to the fleet's gate (gate_fleet.go)
 }
 
 type pendingRelease struct {
@@ -115,7 +116,10 @@ func failureGateKey(rt *sessionRT, c routingerr.Classification) string {
 func (s *Service) gateLocked(key string) *gateRT {
 	gr := s.gate.gates[key]
 	if gr == nil {
-		gr = &gateRT{g: overload.New(key, s.gate.cfg, s.gate.rand)}
+		gr = &gateRT{g: overload.New(key, s.gate.cfg, s.gate.rand), fleet: fleetGateRT{reported: -1}}
+		if s.fleetMode() {
+			gr.g.SetFleet()
+		}
 		gr.savedRev = gr.g.DurableRev()
 		gr.pub = gr.g.Snapshot()
 		gr.pubRev = gr.g.Rev()
@@ -143,7 +147,8 @@ func (s *Service) afterGateLocked(gr *gateRT, now time.Time) {
 		gr.wake = wake
 		gr.timer = s.cfg.Clock.AfterFunc(max(wake.Sub(s.now()), 0), func() { s.onProbeTimer(key, gen) }, "gate-probe")
 	}
-	if g.DurableRev() != gr.savedRev {
+	s.fleetWaitingLocked(gr)
+	if g.DurableRev() != gr.savedRev && !s.fleetGateChangedLocked(gr) {
 		p := g.Persisted()
 		var err error
 		if p.State == overload.Open {
@@ -383,11 +388,17 @@ func (s *Service) gateSucceededLocked(rt *sessionRT, now time.Time) {
 	key := gateKey(rt)
 	s.gate.mu.Lock()
 	defer s.gate.mu.Unlock()
-	gr := s.gate.gates[key]
-	if gr == nil {
-		return
+	if gr := s.gate.gates[key]; gr != nil {
+		s.releaseGateLocked(gr, rt.sess.ID, now)
 	}
-	rel := gr.g.Succeeded(rt.sess.ID, now)
+}
+
+// releaseGateLocked closes an open gate on the success of session sid (""
+// when the fleet's gate closed elsewhere) and releases its waiters.
+// gate.mu is held.
+func (s *Service) releaseGateLocked(gr *gateRT, sid string, now time.Time) {
+	key := gr.g.Key()
+	rel := gr.g.Succeeded(sid, now)
 	for _, r := range rel {
 		s.armReleaseLocked(key, r.Session, r.At)
 		s.cfg.Metrics.gateRelease.Observe(r.At.Sub(r.Since).Seconds())

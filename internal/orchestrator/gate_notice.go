@@ -28,7 +28,9 @@ type gateView struct {
 }
 
 func (gr *gateRT) view(session string) gateView {
-	v := gateView{key: gr.g.Key(), state: gr.g.State(), waiting: gr.g.Waiting(), code: gr.code, ruleID: gr.ruleID}
+	// In a fleet the count is the fleet's: the sessions waiting on other
+	// daemons wait for the same probe.
+	v := gateView{key: gr.g.Key(), state: gr.g.State(), waiting: gr.g.Waiting() + gr.g.Peers(), code: gr.code, ruleID: gr.ruleID}
 	if at, ok := gr.g.NextProbe(); ok {
 		v.nextProbe = at
 	}

@@ -57,6 +57,21 @@ func (s *Service) restoreGates(ctx context.Context, waiting map[string][]*sessio
 	for _, g := range stored {
 		rows[g.Key] = g
 	}
+	// In a fleet the gates are the fleet's: open ones are followed (an
+	// overload_gates row is one this database held before it had a fleet,
+	// e.g. copied by migrate-store, and opens the fleet's gate).
+	fleetOpen := map[string]time.Time{}
+	if s.fleetMode() {
+		frs, err := s.cfg.FleetGates.List(ctx)
+		if err != nil {
+			return fmt.Errorf("list the fleet's overload gates: %w", err)
+		}
+		for _, r := range frs {
+			rows[r.Key] = store.Gate{Key: r.Key, State: store.GateOpen, OpenedAt: r.OpenedAt, NextProbeAt: r.NextProbeAt,
+				FailedProbes: r.FailedProbes, ProbesSent: r.ProbesSent}
+			fleetOpen[r.Key] = r.OpenedAt
+		}
+	}
 	now := s.now()
 	keys := make([]string, 0, len(waiting))
 	for k := range waiting {
@@ -78,9 +93,13 @@ func (s *Service) restoreGates(ctx context.Context, waiting map[string][]*sessio
 			}
 			g := overload.Restore(overload.Persisted{Key: key, State: overload.Open, OpenedAt: row.OpenedAt,
 				NextProbe: row.NextProbeAt, FailedProbes: row.FailedProbes, ProbesSent: row.ProbesSent}, ws, s.gate.cfg, s.gate.rand)
+			if s.fleetMode() {
+				g.SetFleet() // the probe right is taken by the sync, schedule and all
+			}
 			s.gate.mu.Lock()
 			gr := s.gateLocked(key)
 			gr.g = g
+			gr.fleet.joined = fleetOpen[key] // zero for a row of its own: the sync opens the fleet's
 			gr.savedRev = g.DurableRev()
 			gr.pub = overload.Snapshot{Key: key, State: overload.Closed}
 			gr.code, gr.ruleID = rts[0].retry.rec.Code, rts[0].retry.rec.RuleID
@@ -103,7 +122,18 @@ func (s *Service) restoreGates(ctx context.Context, waiting map[string][]*sessio
 			rt.mu.Unlock()
 		}
 	}
+	if s.fleetMode() {
+		// Rows of its own are the fleet's from now on (the sync opens
+		// them there); kept, they would come back at every start.
+		for _, g := range stored {
+			rows[g.Key] = g
+			delete(fleetOpen, g.Key)
+		}
+	}
 	for key := range rows {
+		if _, ok := fleetOpen[key]; ok {
+			continue // the fleet's, followed by the sync
+		}
 		if err := s.store.DeleteGate(ctx, key); err != nil {
 			return fmt.Errorf("drop stale overload gate: %w", err)
 		}

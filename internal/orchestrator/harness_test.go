@@ -11,12 +11,12 @@ import (
 
 	"github.com/coder/quartz"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
 	"github.com/orchestratord/orchestratord/internal/mockagent"
 	"github.com/orchestratord/orchestratord/internal/routingerr"
 	"github.com/orchestratord/orchestratord/internal/store"
+	"github.com/orchestratord/orchestratord/internal/store/pgtest"
 )
 
 // The test binary doubles as the real mock ACP agent, so every test drives a
@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	// pgtest.Main checks for leaked goroutines as goleak.VerifyTestMain
+	// does, and stops the PostgreSQL of the fleet tests (gate_fleet_test.go).
+	os.Exit(pgtest.Main(m))
 }
 
 // waitLong bounds real-time waits on agent processes; retry delays never use it.

@@ -625,6 +625,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.restoreGates(ctx, gated); err != nil {
 		return err
 	}
+	s.startFleetGates()
 	sessions, err := s.store.ListAllSessions(ctx)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)

@@ -38,7 +38,8 @@ type Service struct {
 
 	tasks fanout // task.updated and gate.updated subscribers
 
-	gate gateOwner // provider overload gates (gate.go)
+	gate  gateOwner // provider overload gates (gate.go)
+	fleet fleetSync // fleet mode of the gates (gate_fleet.go)
 
 	usage usageOwner // usage windows (usagewindow.go)
 
