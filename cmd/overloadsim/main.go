@@ -23,7 +23,13 @@
 //
 // Usage:
 //
-//	overloadsim [-runs process:100@0.1:150s,inprocess:1000,...] [-wall 900s] [-scale 0.02] [-gate both|on|off]
+//	overloadsim [-runs process:100@0.1:150s,inprocess:1000,fleet:300@1:60s,...] [-wall 900s] [-scale 0.02] [-gate both|on|off] [-daemons 3] [-pg URL]
+//
+// A fleet run (issue 17) is -daemons orchestrators — each its own Service,
+// connection pool and in-process agents, as separate daemons would be — on
+// one PostgreSQL database (a throwaway cluster unless -pg names one), N
+// sessions each, their overload gates the fleet's: one probe per interval
+// for all of them, and every daemon's sessions released when it succeeds.
 package main
 
 import (
@@ -41,6 +47,7 @@ import (
 	"time"
 
 	"github.com/orchestratord/orchestratord/internal/mockagent"
+	"github.com/orchestratord/orchestratord/internal/store/pgtest"
 )
 
 func main() {
@@ -66,7 +73,10 @@ func main() {
 //
 // The full headline, 1,000 sessions through a 900s wall in real time, takes
 // 16 minutes: -runs inprocess:1000@1:900s.
-const defaultRuns = "process:100@0.1:150s,inprocess:1000,inprocess:1000@1:60s,inprocess:10000@1:30s"
+//   - a fleet of 3 daemons × 300 sessions on one PostgreSQL through a 60s
+//     wall in real time (issue 17): one probe per interval fleet-wide, and
+//     the return of every daemon's sessions after it.
+const defaultRuns = "process:100@0.1:150s,inprocess:1000,inprocess:1000@1:60s,inprocess:10000@1:30s,fleet:300@1:60s"
 
 // stateDirEnv tells a re-executed mock agent where the shared wall lives.
 const stateDirEnv = "OVERLOADSIM_STATE_DIR"
@@ -81,7 +91,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fs := flag.NewFlagSet("overloadsim", flag.ContinueOnError)
 	runs := fs.String("runs", defaultRuns,
-		"comma-separated runs MODE:N[@SCALE[:WALL]]; MODE is process (real mock-agent processes) or inprocess")
+		"comma-separated runs MODE:N[@SCALE[:WALL]]; MODE is process (real mock-agent processes), inprocess, or fleet (N in-process sessions on each of -daemons orchestrators sharing one PostgreSQL)")
 	wall := fs.Duration("wall", 900*time.Second, "default wall length, unscaled")
 	scale := fs.Float64("scale", 0.02, "default time scale (0.02: 900s last 18s)")
 	gate := fs.String("gate", "both", "gate modes to run: on, off or both")
@@ -89,6 +99,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	probeEvery := fs.Duration("probe-every", 0, "probe at this fixed interval instead of the gate's default cadence (unscaled)")
 	release := fs.Duration("release", 0, "release window when the gate closes (unscaled; default 5s)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of all runs to this file")
+	daemons := fs.Int("daemons", 3, "fleet runs: daemons sharing the database")
+	pgURL := fs.String("pg", "", "fleet runs: an empty PostgreSQL database to use (one run only); default a fresh database per run on a throwaway cluster")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -122,12 +134,35 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *daemons < 1 {
+		return fmt.Errorf("-daemons must be at least 1, got %d", *daemons)
+	}
+	var cluster *pgtest.Cluster
+	defer func() {
+		if cluster != nil {
+			cluster.Stop()
+		}
+	}()
 	var results []result
 	for _, sp := range specs {
 		for _, on := range modes {
 			sp.gate, sp.probeEvery, sp.release = on, *probeEvery, *release
 			sp.self = sp.selfOr(self)
-			fmt.Fprintf(os.Stderr, "overloadsim: %s N=%d wall=%s ×%g gate=%s …\n", sp.mode, sp.n, sp.wall, sp.scale, onOff(on))
+			sp.daemons = 1
+			if sp.mode == "fleet" {
+				sp.daemons, sp.pgURL = *daemons, *pgURL
+				if sp.pgURL == "" {
+					if cluster == nil {
+						if cluster, err = pgtest.Start(pgtest.Options{}); err != nil {
+							return fmt.Errorf("fleet run: a throwaway PostgreSQL: %w", err)
+						}
+					}
+					if sp.pgURL, err = cluster.CreateDatabase(ctx); err != nil {
+						return err
+					}
+				}
+			}
+			fmt.Fprintf(os.Stderr, "overloadsim: %s N=%d×%d wall=%s ×%g gate=%s …\n", sp.mode, sp.daemons, sp.n, sp.wall, sp.scale, onOff(on))
 			r, err := simulate(ctx, sp, *verbose)
 			if err != nil {
 				return fmt.Errorf("%s N=%d gate %s: %w", sp.mode, sp.n, onOff(on), err)
@@ -156,8 +191,8 @@ func parseRuns(s string, scale float64, wall time.Duration) ([]spec, error) {
 			continue
 		}
 		mode, rest, ok := strings.Cut(item, ":")
-		if !ok || mode != "process" && mode != "inprocess" {
-			return nil, fmt.Errorf("run %q: want MODE:N[@SCALE[:WALL]] with MODE process or inprocess", item)
+		if !ok || mode != "process" && mode != "inprocess" && mode != "fleet" {
+			return nil, fmt.Errorf("run %q: want MODE:N[@SCALE[:WALL]] with MODE process, inprocess or fleet", item)
 		}
 		sp := spec{mode: mode, scale: scale, wall: wall}
 		nStr, opt, _ := strings.Cut(rest, "@")

@@ -10,7 +10,7 @@ import (
 // writeTable prints the results as a Markdown table. Times are simulated
 // seconds (real time divided by the scale).
 func writeTable(w io.Writer, rs []result) {
-	fmt.Fprintln(w, "| agents | N | wall | scale | gate | requests in wall (retries) | min gap between retries | probes | red banners | replied | wall end → reply p50 / p99 / max | wall end → gate closed | gate closed → last reply | dup turns | lost | events written | create N | run |")
+	fmt.Fprintln(w, "| agents | N | wall | scale | gate | requests in wall (retries) | min gap between retries | probes (daemons probing) | red banners | replied | wall end → reply p50 / p99 / max | wall end → gate closed | gate closed → last reply | dup turns | lost | events written | create N | run |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rs {
 		gap := "—"
@@ -25,19 +25,27 @@ func writeTable(w io.Writer, rs []result) {
 		if r.closeToLast >= 0 {
 			closeToLast, detect = secs(r.closeToLast), secs(r.detect)
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | ×%g | %s | %d (%d) | %s | %.0f | %d | %d | %s | %s | %s | %d | %d | %d | %s | %s |\n",
-			agentsLabel(r.mode), r.n, shortDur(r.wall), r.scale, onOff(r.gate), r.wallRequests, r.wallRetries, gap,
-			r.probes, r.banners, r.replied, reply, detect, closeToLast, r.dupTurns, r.lost, r.events,
+		n := fmt.Sprint(r.n)
+		if r.mode == "fleet" {
+			n = fmt.Sprintf("%d×%d", r.daemons, r.n)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | ×%g | %s | %d (%d) | %s | %.0f (%d) | %d | %d | %s | %s | %s | %d | %d | %d | %s | %s |\n",
+			agentsLabel(r.mode), n, shortDur(r.wall), r.scale, onOff(r.gate), r.wallRequests, r.wallRetries, gap,
+			r.probes, r.probers, r.banners, r.replied, reply, detect, closeToLast, r.dupTurns, r.lost, r.events,
 			r.createDuration.Round(10*time.Millisecond), r.elapsed.Round(100*time.Millisecond))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Times are simulated seconds (real ÷ scale) except the last two columns (real). \"requests in wall\" counts every prompt")
 	fmt.Fprintln(w, "that reached the provider while it answered 529: each session's first prompt plus the retries in brackets.")
+	fmt.Fprintln(w, "A fleet's N is daemons × sessions each; its requests, gaps and probes are the whole fleet's, as the provider sees them.")
 }
 
 func agentsLabel(mode string) string {
-	if mode == "process" {
+	switch mode {
+	case "process":
 		return "mock processes"
+	case "fleet":
+		return "in-process, fleet on PostgreSQL"
 	}
 	return "in-process"
 }

@@ -10,25 +10,33 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/orchestratord/orchestratord/internal/fleet"
 	"github.com/orchestratord/orchestratord/internal/lifecycle"
 	"github.com/orchestratord/orchestratord/internal/mockagent"
 	"github.com/orchestratord/orchestratord/internal/orchestrator"
 	"github.com/orchestratord/orchestratord/internal/overload"
 	"github.com/orchestratord/orchestratord/internal/routingerr"
 	"github.com/orchestratord/orchestratord/internal/store"
+	"github.com/orchestratord/orchestratord/internal/store/postgres"
 )
 
 // spec is one run.
 type spec struct {
-	mode  string // process | inprocess
-	n     int
-	scale float64
-	wall  time.Duration // unscaled
-	gate  bool
-	self  string // this executable, for process mode
+	mode string // process | inprocess | fleet
+	n    int    // sessions (fleet: per daemon)
+	// daemons: fleet mode, how many orchestrators share one PostgreSQL
+	// database (each its own Service, pool and in-process agents, as
+	// separate daemons would be); 1 otherwise.
+	daemons int
+	pgURL   string // fleet mode: the database; empty starts a throwaway cluster
+	scale   float64
+	wall    time.Duration // unscaled
+	gate    bool
+	self    string // this executable, for process mode
 	// probeEvery and release override the gate's probe cadence and release
 	// window (unscaled); zero keeps the defaults.
 	probeEvery, release time.Duration
@@ -64,6 +72,15 @@ type result struct {
 	createDuration time.Duration
 	events         int64   // session events the orchestrator wrote: its own work
 	detect         float64 // wall end → gate closed, simulated seconds; -1 when unknown
+	probers        int     // daemons that sent probes
+}
+
+// daemon is one orchestrator of a run.
+type daemon struct {
+	db  orchestrator.Store
+	svc *orchestrator.Service
+	sim *simAgents
+	reg *prometheus.Registry
 }
 
 // outcome of one session, from task.updated.
@@ -86,20 +103,12 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 	if err := os.MkdirAll(workdir, 0o700); err != nil {
 		return res, err
 	}
-	db, err := store.Open(ctx, dataDir)
-	if err != nil {
-		return res, err
-	}
-	defer db.Close()
-
 	log := zap.NewNop()
 	if verbose {
 		log, _ = zap.NewDevelopment(zap.IncreaseLevel(zap.WarnLevel), zap.AddStacktrace(zap.DPanicLevel))
 	}
 	wallReal := sp.scaled(sp.wall)
 	prov := &provider{latency: sp.scaled(500 * time.Millisecond), barrier: make(chan struct{})}
-	var agents orchestrator.Agents
-	var sim *simAgents
 	var mgr *lifecycle.Manager
 	profiles := map[string]lifecycle.Profile{}
 	agentName := "sim"
@@ -112,46 +121,83 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 			return res, err
 		}
 		defer mgr.Close()
-		agents = orchestrator.LifecycleAgents(mgr)
 		prompt = func(i int) string { return fmt.Sprintf("/wall task %d: fix the failing test", i) }
 	} else {
 		profiles[agentName] = lifecycle.Profile{Name: agentName, Command: "in-process"}
-		sim = newSimAgents(prov)
-		agents = sim
 	}
-	reg := prometheus.NewRegistry()
-	svc, err := orchestrator.New(orchestrator.Config{
-		Store: db, Agents: agents, Profiles: profiles, DefaultAgent: agentName, DataDir: dataDir, Logger: log,
-		Policy:   routingerr.PolicyConfig{Scale: sp.scale},
-		Overload: sp.overloadConfig(),
-		Metrics:  orchestrator.NewMetrics(reg), SubscriberBuffer: 1 << 16,
-	})
-	if err != nil {
-		return res, err
+	k := max(sp.daemons, 1)
+	total := sp.n * k
+	ds := make([]*daemon, k)
+	for i := range ds {
+		d := &daemon{reg: prometheus.NewRegistry()}
+		ds[i] = d
+		dd := filepath.Join(dataDir, fmt.Sprint(i))
+		var fg orchestrator.FleetGates
+		if sp.mode == "fleet" {
+			pg, err := postgres.Open(ctx, sp.pgURL)
+			if err != nil {
+				return res, err
+			}
+			defer pg.Close()
+			gates, err := fleet.NewGates(pg.Pool(), uuid.NewString(), fleetTTL(sp))
+			if err != nil {
+				return res, err
+			}
+			d.db, fg = pg, gates
+		} else {
+			db, err := store.Open(ctx, dd)
+			if err != nil {
+				return res, err
+			}
+			defer db.Close()
+			d.db = db
+		}
+		var agents orchestrator.Agents
+		if mgr != nil {
+			agents = orchestrator.LifecycleAgents(mgr)
+		} else {
+			d.sim = newSimAgents(prov)
+			agents = d.sim
+		}
+		svc, err := orchestrator.New(orchestrator.Config{
+			Store: d.db, Agents: agents, Profiles: profiles, DefaultAgent: agentName, DataDir: dd, Logger: log,
+			Policy:   routingerr.PolicyConfig{Scale: sp.scale},
+			Overload: sp.overloadConfig(),
+			Metrics:  orchestrator.NewMetrics(d.reg), SubscriberBuffer: 1 << 16,
+			FleetGates: fg, FleetGateSync: fleetSync(sp),
+		})
+		if err != nil {
+			return res, err
+		}
+		d.svc = svc
 	}
 	closed := false
 	closeSvc := func() {
 		if !closed {
 			closed = true
-			_ = svc.Close()
+			var wg sync.WaitGroup
+			for _, d := range ds {
+				wg.Go(func() { _ = d.svc.Close() })
+			}
+			wg.Wait()
 		}
 	}
 	defer closeSvc()
-	if err := svc.Start(ctx); err != nil {
-		return res, err
+	for _, d := range ds {
+		if err := d.svc.Start(ctx); err != nil {
+			return res, err
+		}
 	}
 
 	// Watch every task and gate from before the first prompt.
-	feed := svc.SubscribeTasks(sp.n*16 + 4096)
-	defer feed.Close()
-	var mu sync.Mutex // guards outcomes, gateClosed, settled
-	outcomes := make(map[string]outcome, sp.n)
-	var gateClosed time.Time
+	var mu sync.Mutex // guards outcomes, closings, settled
+	outcomes := make(map[string]outcome, total)
+	var closings []time.Time // every gate.updated of a closed gate, any daemon
 	settled := 0
 	allSettled := make(chan struct{})
 	overflow := false
 	var watch sync.WaitGroup
-	watch.Go(func() {
+	watchFeed := func(feed *orchestrator.Subscription) {
 		for {
 			select {
 			case <-feed.Done():
@@ -167,7 +213,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 					var b struct{ Gate orchestrator.GateInfo }
 					if json.Unmarshal(n.Payload, &b) == nil && b.Gate.State == overload.Closed {
 						mu.Lock()
-						gateClosed = n.At
+						closings = append(closings, n.At)
 						mu.Unlock()
 					}
 				case "task.updated":
@@ -189,7 +235,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 					if _, seen := outcomes[s.ID]; !seen {
 						outcomes[s.ID] = o
 						settled++
-						if settled == sp.n {
+						if settled == total {
 							close(allSettled)
 						}
 					}
@@ -197,7 +243,19 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 				}
 			}
 		}
-	})
+	}
+	var feeds []*orchestrator.Subscription
+	closeFeeds := func() {
+		for _, f := range feeds {
+			f.Close()
+		}
+	}
+	defer closeFeeds()
+	for _, d := range ds {
+		feed := d.svc.SubscribeTasks(total*16 + 4096)
+		feeds = append(feeds, feed)
+		watch.Go(func() { watchFeed(feed) })
+	}
 
 	// In process mode the wall starts now and lasts W after the last task
 	// is created, so every first prompt lands in it. In process the first
@@ -210,15 +268,15 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 			return res, err
 		}
 	}
-	views := make([]orchestrator.TaskView, sp.n)
+	views := make([]orchestrator.TaskView, total)
 	errs := make(chan error, 1)
 	var create sync.WaitGroup
 	sem := make(chan struct{}, 32)
-	for i := range sp.n {
+	for i := range total {
 		sem <- struct{}{}
 		create.Go(func() {
 			defer func() { <-sem }()
-			v, err := svc.CreateTask(ctx, orchestrator.CreateTaskRequest{Prompt: prompt(i), Agent: agentName, Workdir: workdir})
+			v, err := ds[i%k].svc.CreateTask(ctx, orchestrator.CreateTaskRequest{Prompt: prompt(i), Agent: agentName, Workdir: workdir})
 			if err != nil {
 				select {
 				case errs <- err:
@@ -258,7 +316,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 		return res, ctx.Err()
 	}
 	closeSvc()
-	feed.Close()
+	closeFeeds()
 	watch.Wait()
 	res.elapsed = time.Since(started)
 	if overflow {
@@ -272,7 +330,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 		if err != nil {
 			return res, err
 		}
-		byTask := make(map[string]string, sp.n)
+		byTask := make(map[string]string, total)
 		for _, v := range views {
 			byTask[v.ID] = v.Sessions[0].ID
 		}
@@ -283,7 +341,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 		reqs = prov.requests()
 	}
 	sort.Slice(reqs, func(i, j int) bool { return reqs[i].at.Before(reqs[j].at) })
-	seen := make(map[string]bool, sp.n)
+	seen := make(map[string]bool, total)
 	var retryTimes []time.Time
 	for _, r := range reqs {
 		first := !seen[r.session]
@@ -303,7 +361,14 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 			res.minRetryGap = gap
 		}
 	}
-	res.probes = counter(reg, "orchestratord_overload_gate_probes_total")
+	for _, d := range ds {
+		p := counter(d.reg, "orchestratord_overload_gate_probes_total")
+		res.probes += p
+		if p > 0 {
+			res.probers++
+		}
+	}
+	db := ds[0].db // the fleet's database is one
 
 	// Outcomes, lost prompts, duplicate user turns.
 	var last time.Time
@@ -348,7 +413,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 				}
 			}
 		} else {
-			held = sim.userPrompts(sess.AgentSessionID)
+			held = ds[i%k].sim.userPrompts(sess.AgentSessionID)
 		}
 		copies := 0
 		for _, p := range held {
@@ -361,6 +426,14 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 		}
 	}
 	sort.Float64s(res.reply)
+	// The gate closed when the first daemon's closed after the wall: the
+	// probe's (a gate also says "closed" as it starts counting failures).
+	var gateClosed time.Time
+	for _, at := range closings {
+		if !at.Before(prov.end) && (gateClosed.IsZero() || at.Before(gateClosed)) {
+			gateClosed = at
+		}
+	}
 	if !gateClosed.IsZero() && !last.IsZero() {
 		res.closeToLast = sp.sim(last.Sub(gateClosed))
 		res.detect = sp.sim(gateClosed.Sub(prov.end))
@@ -400,3 +473,13 @@ func (s spec) overloadConfig() overload.Config {
 	}
 	return c
 }
+
+// fleetSync is the fleet gates' sync period of a run: 1s, scaled like the
+// gate's own intervals, but at least 50ms (the database's round trips are
+// real time).
+func fleetSync(sp spec) time.Duration {
+	return max(sp.scaled(time.Second), 50*time.Millisecond)
+}
+
+// fleetTTL is the probe right's lease: 20 syncs.
+func fleetTTL(sp spec) time.Duration { return 20 * fleetSync(sp) }
