@@ -8,12 +8,13 @@ import { Connection } from './conn.js';
 import { SessionModel, Change } from './session.js';
 import { ChatView } from './chat.js';
 import { StatusView } from './status.js';
-import { TaskList, latestSession, badgeFor } from './tasks.js';
+import { TaskList, latestSession, badgeFor, modelSource } from './tasks.js';
 import { GatePanel } from './gates.js';
 import { TaskAlerts } from './alerts.js';
 import { TaskManager } from './manage.js';
 import { installShortcuts } from './keys.js';
 import { usageLine, usageTotal } from './usage.js';
+import { FleetPanel } from './fleet.js';
 
 const TOKEN_KEY = 'orchestratord.token';
 const DRAFT_KEY = 'orchestratord.draft.';
@@ -322,7 +323,8 @@ function renderAgentInfo() {
   const ok = a.installed ?? a.available;
   info.dataset.installed = ok ? 'true' : 'false';
   info.append(el('span', { class: 'agent-status', text: ok ? 'Installed' : 'Not installed' }),
-    ok ? ` · ${a.path || a.command}` : ` · "${a.command}" is not on the daemon's PATH; install it or fix the profile's command.`);
+    ok ? ` · ${a.path || a.command}` : ` · "${a.command}" is not on the daemon's PATH; install it or fix the profile's command.`,
+    a.model ? ` · model ${a.model}` : '');
 }
 
 $('nt-agent').addEventListener('change', renderAgentInfo);
@@ -758,13 +760,15 @@ function renderTaskMeta(task, m) {
   usage.title = u ? 'What the agent reported for this task (tokens and cost)' : '';
   if (!task) return;
   const agent = state.agents.find((a) => a.name === task.agent);
-  const bits = [`Agent ${task.agent}${agent && !(agent.installed ?? agent.available) ? ' (not installed)' : ''}`];
-  if (task.model) bits.push(`model ${task.model}`);
+  const bits = [];
   if (task.workdir) bits.push(`folder ${task.workdir}`);
   const created = Date.parse(task.created_at);
   if (!Number.isNaN(created)) bits.push(`created ${new Date(created).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })}`);
   if (task.archived_at) bits.push('archived');
-  meta.textContent = bits.join(' · ');
+  meta.replaceChildren(
+    el('span', { class: 'meta-agent', text: `Agent ${task.agent}${agent && !(agent.installed ?? agent.available) ? ' (not installed)' : ''}` }),
+    ...(task.model ? [' · ', el('span', { class: 'meta-model', title: modelSource(task), text: `model ${task.model}` })] : []),
+    ...bits.map((b) => ` · ${b}`));
 }
 
 // ---- keyboard ---------------------------------------------------------------
@@ -797,6 +801,15 @@ installShortcuts({
   help: () => $('shortcuts-dialog').showModal(),
 });
 $('shortcuts-btn').addEventListener('click', () => $('shortcuts-dialog').showModal());
+
+const fleet = new FleetPanel({
+  dialog: $('fleet-dialog'),
+  list: $('fleet-list'),
+  summary: $('fleet-summary'),
+  now: () => Date.now() + conn.skewMs,
+  fetch: () => conn.request('fleet.list', {}),
+});
+$('fleet-btn').addEventListener('click', () => fleet.open());
 
 // ---- notices ----------------------------------------------------------------
 

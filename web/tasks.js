@@ -11,6 +11,23 @@ export function latestSession(task) {
 }
 
 /**
+ * agentLabel names a task's agent and, when known, its model: "codex ·
+ * gpt-5.4". The model is the one the agent reported, else the one its
+ * profile names (TaskView.model); never guessed.
+ */
+export function agentLabel(task) {
+  const agent = (task && task.agent) || '';
+  return task && task.model ? `${agent} · ${task.model}` : agent;
+}
+
+/** modelSource says where TaskView.model comes from, for a tooltip. */
+export function modelSource(task) {
+  const s = latestSession(task);
+  if (!task || !task.model) return '';
+  return s && s.model ? 'The model the agent reported for this session' : 'The model the agent profile names (the agent reports none)';
+}
+
+/**
  * badgeFor returns {key, label, hint} for a TaskView: the one vocabulary of
  * states, shown alike in the task list and the chat header. key is a task or
  * session state (PAUSED: the user cancelled a retry), used as the CSS class
@@ -58,7 +75,7 @@ export function matchesFilter(task, filter, query) {
   }
   const q = (query || '').trim().toLowerCase();
   if (!q) return true;
-  return `${task.title || ''}\n${task.agent || ''}\n${task.workdir || ''}`.toLowerCase().includes(q);
+  return `${task.title || ''}\n${task.agent || ''}\n${task.model || ''}\n${task.workdir || ''}`.toLowerCase().includes(q);
 }
 
 /** shortAge says how long ago ms was, briefly: "now", "5 min", "3 h", "2 d", or a date. */
@@ -113,7 +130,9 @@ export class TaskList {
         title: badge.hint || null,
         dataset: { taskId: t.id, state: badge.key },
       },
-      el('span', { class: 'task-title', text: t.title || t.id }),
+      el('span', { class: 'task-main' },
+        el('span', { class: 'task-title', text: t.title || t.id }),
+        el('span', { class: 'task-agent', title: modelSource(t) || null, text: agentLabel(t) })),
       when,
       el('span', { class: `badge ${badge.key}`, text: badge.label }));
       btn.addEventListener('click', () => this.onOpen(t.id));

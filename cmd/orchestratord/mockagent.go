@@ -18,6 +18,7 @@ func newMockAgentCmd() *cobra.Command {
 		stateDir      string
 		noLoadSession bool
 		model         string
+		models        string
 	)
 	cmd := &cobra.Command{
 		Use:   "mock-agent",
@@ -39,6 +40,7 @@ func newMockAgentCmd() *cobra.Command {
 				StateDir:      stateDir,
 				NoLoadSession: noLoadSession,
 				Model:         model,
+				Models:        models,
 				Logger:        log,
 			})
 			if errors.Is(err, mockagent.ErrCrash) {
@@ -53,6 +55,7 @@ func newMockAgentCmd() *cobra.Command {
 		"directory for session history and failure counters (env ORCHESTRATORD_MOCK_STATE_DIR)")
 	cmd.Flags().BoolVar(&noLoadSession, "no-load-session", false, "do not advertise session/load")
 	cmd.Flags().StringVar(&model, "model", "", "the model this agent stands for: a wall.json with \"models\" stands only for those")
+	cmd.Flags().StringVar(&models, "models", "", "how sessions report their model: \"\" (a config option and the models state), models, options or none")
 	return cmd
 }
 

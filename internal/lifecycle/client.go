@@ -24,6 +24,7 @@ type acpClient struct {
 	lastUser bool // the previous replay update was a user chunk
 	updates  int  // replayed updates so far: settleReplay watches it move
 	turn     turnFlags
+	model    Model // the session's model as the agent reports it (model.go)
 }
 
 type replayed struct {
@@ -62,6 +63,9 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	c.pace.handled()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if u := n.Update.ConfigOptionUpdate; u != nil {
+		c.modelUpdateLocked(u)
+	}
 	if c.loading {
 		c.updates++
 		c.collectReplay(n.Update)

@@ -160,7 +160,7 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 			e.resumeFailure = "the agent cannot load sessions"
 		} else {
 			e.client.beginLoad()
-			_, err := e.conn.LoadSession(hctx, acp.LoadSessionRequest{
+			loaded, err := e.conn.LoadSession(hctx, acp.LoadSessionRequest{
 				SessionId: acp.SessionId(req.ResumeSessionID), Cwd: req.Workdir, McpServers: []acp.McpServer{},
 			})
 			// The SDK's barrier has run every update sent before the answer
@@ -171,6 +171,7 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 			prompts := e.client.endLoad()
 			if err == nil {
 				e.sessionID, e.resumed, e.replayed = req.ResumeSessionID, true, prompts
+				e.client.setModel(e.chooseModel(hctx, req.Profile.Model, loaded.ConfigOptions, loaded.Models))
 				return nil
 			}
 			var re *acp.RequestError
@@ -192,6 +193,7 @@ func (e *Execution) handshake(ctx context.Context, req StartRequest) error {
 		return fail(err)
 	}
 	e.sessionID = string(resp.SessionId)
+	e.client.setModel(e.chooseModel(hctx, req.Profile.Model, resp.ConfigOptions, resp.Models))
 	return nil
 }
 

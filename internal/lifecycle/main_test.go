@@ -34,6 +34,7 @@ const (
 	envSleeper    = "LIFECYCLE_TEST_SLEEPER"
 	envLogAtExit  = "LIFECYCLE_TEST_LOG_AT_EXIT" // the agent holds its stderr until SIGTERM, as Gemini CLI does
 	envStateDir   = "ORCHESTRATORD_MOCK_STATE_DIR"
+	envModels     = "LIFECYCLE_TEST_MODELS" // mockagent.Config.Models
 	envTaskID     = "ORCHESTRATORD_TASK_ID"
 )
 
@@ -82,6 +83,7 @@ func runMockAgent() int {
 		NoLoadSession: os.Getenv(envNoLoad) == "1",
 		BrokenLoad:    os.Getenv(envBrokenLoad) == "1",
 		LateReplay:    os.Getenv(envLateReplay) == "1",
+		Models:        os.Getenv(envModels),
 		Logger:        log,
 	})
 	if errors.Is(err, mockagent.ErrCrash) {
@@ -179,6 +181,7 @@ type agentOpts struct {
 	taskID   string
 	resume   string
 	env      []string
+	model    string // Profile.Model
 	onEvent  func(Event)
 }
 
@@ -206,8 +209,10 @@ func tryStart(t *testing.T, m *Manager, o agentOpts) (*Execution, *recorder, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
+	profile := mockProfile(t, o.stateDir, o.env...)
+	profile.Model = o.model
 	e, err := m.Start(ctx, StartRequest{
-		Profile:         mockProfile(t, o.stateDir, o.env...),
+		Profile:         profile,
 		Workdir:         t.TempDir(),
 		Env:             map[string]string{envTaskID: o.taskID},
 		ResumeSessionID: o.resume,

@@ -35,6 +35,11 @@ type Profile struct {
 	// Empty: no fallback. The orchestrator uses and validates it; launching
 	// ignores it.
 	Fallback []string `json:"fallback,omitempty"`
+	// Model is the model the agent's sessions should use (a model id the
+	// agent offers, e.g. "gpt-5.4"): asked for over ACP when the agent
+	// reports a choice of models (model.go), and shown for its tasks when
+	// the agent reports none. "" = the agent's own default.
+	Model string `json:"model,omitempty"`
 }
 
 // Duration is a time.Duration written as a string in config files ("45s", "5m").
@@ -85,6 +90,9 @@ const (
 	// EventUsage is the agent's usage_update: Usage has the context window
 	// and the cumulative cost. Not activity: it never counts as output.
 	EventUsage EventKind = "usage"
+	// EventModel: the agent announced another model for the session (a
+	// config_option_update); Model has it. Not activity either.
+	EventModel EventKind = "model"
 )
 
 // Usage is what an agent reports of a turn's tokens (ACP PromptResponse
@@ -116,6 +124,8 @@ type Event struct {
 	Permission, PermissionOption string
 	// Usage is EventUsage's report; nil on other events.
 	Usage *Usage
+	// Model is EventModel's model; nil on other events.
+	Model *Model
 }
 
 // Config of a Manager; zero values mean defaults.

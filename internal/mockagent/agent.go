@@ -30,7 +30,10 @@ type Config struct {
 	// set stands only for those models, so two profiles of the mock with
 	// different models can stand for a primary and its fallback. "" is no
 	// model in particular.
-	Model  string
+	Model string
+	// Models is how the mock reports its sessions' model (models.go):
+	// ModelsBoth (default), ModelsState, ModelsOptions or ModelsNone.
+	Models string
 	Logger *zap.Logger // default zap.NewNop(); never stdout, which is the protocol
 }
 
@@ -144,7 +147,8 @@ func (a *agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 	}
 	a.remember(id)
 	a.log.Info("session created", zap.String("session", id))
-	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+	opts, models := a.modelReport(a.defaultModel())
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id), ConfigOptions: opts, Models: models}, nil
 }
 
 // LoadSession replays the stored history as session/update notifications
@@ -191,7 +195,8 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	}
 	a.remember(id)
 	a.log.Info("session loaded", zap.String("session", id), zap.Int("messages", len(f.Messages)))
-	return acp.LoadSessionResponse{}, nil
+	opts, models := a.modelReport(a.modelOf(f))
+	return acp.LoadSessionResponse{ConfigOptions: opts, Models: models}, nil
 }
 
 // Cancel needs no work: the SDK cancels the ctx of the session's prompt.
@@ -279,6 +284,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return a.streamFast(ctx, sid, sc)
 	case isScenario && sc.name == scTokens:
 		return a.tokens(ctx, sid, reply, sc)
+	case isScenario && sc.name == scModel:
+		return a.switchModel(ctx, sid, sc.model, reply)
 	}
 	return a.reply(ctx, sid, reply)
 }
@@ -485,10 +492,6 @@ func (a *agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.List
 
 func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
 	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
-}
-
-func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
 }
 
 func (a *agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {

@@ -35,7 +35,14 @@
 //	                        200,000 window, the session's cost so far: MICROS millionths
 //	                        of a USD per turn) and the turn's usage (IN, OUT tokens) in
 //	                        the response; defaults 1200, 340, 12500
+//	/model@ID               the session's model becomes ID (mock-fast or mock-smart),
+//	                        announced as a config_option_update; then "Echo: <prompt>"
 //	anything else           "Echo: <prompt>" in at least three chunks
+//
+// Sessions report their model (mock-fast by default) as a config option of
+// category "model" and as the unstable models state, or one of them or
+// neither (Config.Models), and take another through session/set_config_option
+// or session/set_model.
 //
 // A failing scenario's name may carry a model, "/overloaded@gpt-4o:2" or
 // "/wall@o3": its error data then has "model": "<model>", as provider errors

@@ -113,6 +113,10 @@ func parseScenario(text string) (scenario, bool) {
 	case scSlow:
 		s.ms = num(1, defaultSlowMS)
 	case scTool:
+	case scModel:
+		if s.model == "" {
+			return scenario{}, false
+		}
 	case scTokens:
 		s.in, s.out, s.micros = num(1, defaultTokensIn), num(2, defaultTokensOut), num(3, defaultTokensMicros)
 	case scWall, scSilent:

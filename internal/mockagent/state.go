@@ -32,6 +32,7 @@ type sessionFile struct {
 	ID       string    `json:"id"`
 	Cwd      string    `json:"cwd"`
 	Messages []message `json:"messages"`
+	Model    string    `json:"model,omitempty"` // "" = DefaultModel (models.go)
 }
 
 type store struct {

@@ -144,6 +144,10 @@ type TaskView struct {
 	// Paused: the newest session stopped because the user cancelled its
 	// retry, not because something failed (the page styles it calmly).
 	Paused bool `json:"paused,omitempty"`
+	// Model is the model the task's agent uses: the one the newest
+	// session's agent reported, else the one its profile names; absent
+	// when neither says (model.go).
+	Model string `json:"model,omitempty"`
 }
 
 func newTaskView(t store.Task, sessions []store.Session) TaskView {
@@ -160,6 +164,7 @@ type AgentInfo struct {
 	Path      string `json:"path,omitempty"`
 	Available bool   `json:"available"` // the same as Installed (older clients)
 	Default   bool   `json:"default"`
+	Model     string `json:"model,omitempty"` // the profile's model; "" = the agent's default
 }
 
 // Notification is one event for clients: Action is the notification name

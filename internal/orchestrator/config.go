@@ -40,6 +40,8 @@ type Store interface {
 	// Task management (taskedit.go).
 	UpdateTask(ctx context.Context, t store.Task) error
 	DeleteTask(ctx context.Context, id string) error
+	// SetSessionModel records the model a session's agent reported (model.go).
+	SetSessionModel(ctx context.Context, sessionID, model string) error
 }
 
 // Execution is one live agent process run; *lifecycle.Execution satisfies it.

@@ -27,7 +27,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mockAgentEnv) == "1" {
 		err := mockagent.Run(context.Background(), os.Stdin, os.Stdout, mockagent.Config{StateDir: os.Getenv("MOCK_STATE_DIR"),
 			NoLoadSession: os.Getenv("MOCK_NO_LOAD") == "1", BrokenLoad: os.Getenv("MOCK_BROKEN_LOAD") == "1",
-			Model: os.Getenv("MOCK_MODEL")})
+			Model:  os.Getenv("MOCK_MODEL"),
+			Models: os.Getenv("MOCK_MODELS")})
 		if err != nil {
 			os.Exit(1)
 		}

@@ -174,7 +174,7 @@ func (s *Service) Agents() []AgentInfo {
 	for name, p := range s.cfg.Profiles {
 		path, err := lifecycle.ResolveCommand(p.Command)
 		out = append(out, AgentInfo{Name: name, Command: p.Command, Installed: err == nil, Path: path,
-			Available: err == nil, Default: name == s.cfg.DefaultAgent})
+			Available: err == nil, Default: name == s.cfg.DefaultAgent, Model: p.Model})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -257,7 +257,7 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	return rt.view(), nil
+	return s.withModel(rt.view()), nil
 }
 
 // checkWorkdir validates a user-chosen work directory: an absolute path
@@ -323,7 +323,7 @@ func (s *Service) ListTasks(ctx context.Context, req ListTasksRequest) (TaskPage
 		pos = s.slots.positions()
 	}
 	for _, r := range rows {
-		v := newTaskView(r.Task, r.Sessions)
+		v := s.withModel(newTaskView(r.Task, r.Sessions))
 		if n := len(r.Sessions); n > 0 {
 			if rt := s.loaded(r.Sessions[n-1].ID); rt != nil {
 				if pos != nil {
@@ -355,7 +355,7 @@ func (s *Service) GetTask(ctx context.Context, id string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, fmt.Errorf("list sessions: %w", err)
 	}
-	return newTaskView(task, sessions), nil
+	return s.withModel(newTaskView(task, sessions)), nil
 }
 
 // SubscribeTasks feeds task.updated notifications for every task, and

@@ -211,6 +211,7 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 	next := rt.sess
 	if c.sess != nil {
 		next = *c.sess
+		next.Model = rt.sess.Model // set only by setModelLocked (model.go)
 	}
 	next.LastSeq = rt.sess.LastSeq + 1
 	next.UpdatedAt = now
@@ -267,7 +268,7 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 }
 
 func (s *Service) publishTask(rt *sessionRT) {
-	v := rt.view()
+	v := s.withModel(rt.view())
 	v.QueuePosition = s.slots.position(rt)
 	payload, err := json.Marshal(map[string]any{"task": v})
 	if err != nil {

@@ -152,7 +152,7 @@ func (s *Service) UpdateTask(ctx context.Context, req UpdateTaskRequest) (TaskVi
 		rt.task = task
 		sessions = append(sessions, rt.sess)
 	}
-	v := newTaskView(task, sessions)
+	v := s.withModel(newTaskView(task, sessions))
 	if len(rts) > 0 {
 		s.publishTask(rts[len(rts)-1])
 	} else {

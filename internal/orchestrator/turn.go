@@ -175,6 +175,9 @@ func (s *Service) runTurn(rt *sessionRT, t *turn) {
 	if forgot != "" {
 		text = s.resendTranscriptLocked(rt, t, forgot, text)
 	}
+	if started {
+		s.setModelLocked(rt, modelOf(ex)) // published with the state change below
+	}
 	next := rt.sess
 	next.AgentSessionID = ex.AgentSessionID()
 	next.State = store.SessionRunning
@@ -267,6 +270,10 @@ func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, 
 func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	if ev.Kind == lifecycle.EventModel { // not activity, and news between turns too (model.go)
+		s.onModelLocked(rt, ev)
+		return
+	}
 	t := rt.turn
 	if t == nil {
 		return

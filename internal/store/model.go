@@ -63,6 +63,10 @@ type Session struct {
 	LastSeq        int64     `json:"last_seq"`                   // seq of the newest event
 	CreatedAt      time.Time `json:"created_at"`
 	UpdatedAt      time.Time `json:"updated_at"`
+	// Model is the model the session's agent reported, as it names it
+	// (else its id, e.g. "gpt-5.4"); "" when it reported none. Written by SetSessionModel,
+	// never by AppendEvent: a session replace keeps it.
+	Model string `json:"model,omitempty"`
 }
 
 // Action is a button attached to a message.

@@ -5,12 +5,12 @@ import (
 	"fmt"
 )
 
-const sessionColumns = `id, task_id, state, agent_session_id, generation, last_seq, created_at, updated_at`
+const sessionColumns = `id, task_id, state, agent_session_id, generation, last_seq, created_at, updated_at, model`
 
 func scanSession(s scanner) (Session, error) {
 	var x Session
 	var created, updated string
-	if err := s.Scan(&x.ID, &x.TaskID, &x.State, &x.AgentSessionID, &x.Generation, &x.LastSeq, &created, &updated); err != nil {
+	if err := s.Scan(&x.ID, &x.TaskID, &x.State, &x.AgentSessionID, &x.Generation, &x.LastSeq, &created, &updated, &x.Model); err != nil {
 		return Session{}, err
 	}
 	var err error
@@ -23,10 +23,10 @@ func scanSession(s scanner) (Session, error) {
 	return x, nil
 }
 
-const insertSessionSQL = `INSERT INTO sessions (` + sessionColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+const insertSessionSQL = `INSERT INTO sessions (` + sessionColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func sessionArgs(s Session) []any {
-	return []any{s.ID, s.TaskID, s.State, s.AgentSessionID, s.Generation, s.LastSeq, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt)}
+	return []any{s.ID, s.TaskID, s.State, s.AgentSessionID, s.Generation, s.LastSeq, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Model}
 }
 
 // CreateSession inserts a session of an existing task: ErrNotFound for an

@@ -89,7 +89,7 @@ func TestOpenCreatesPrivateDirAndFile(t *testing.T) {
 
 	v, err := db.SchemaVersion(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, 6, v)
+	require.Equal(t, 7, v)
 }
 
 func TestOpenRefusesCorruptFile(t *testing.T) {
@@ -160,9 +160,9 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrSchemaTooNew)
 	var tooNew *store.SchemaTooNewError
 	require.ErrorAs(t, err, &tooNew)
-	require.Equal(t, store.SchemaTooNewError{Path: path, Found: 42, Known: 6}, *tooNew)
+	require.Equal(t, store.SchemaTooNewError{Path: path, Found: 42, Known: 7}, *tooNew)
 	require.Contains(t, err.Error(), "version 42")
-	require.Contains(t, err.Error(), "up to 6")
+	require.Contains(t, err.Error(), "up to 7")
 	require.Contains(t, err.Error(), "left untouched")
 	require.Equal(t, before, fileBytes(t, path), "the data file must not change")
 }

@@ -40,10 +40,10 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 		var row int64
 		var created, updated string
 		var archived sql.NullString
-		var sid, stask, sstate, sagent, screated, supdated sql.NullString
+		var sid, stask, sstate, sagent, screated, supdated, smodel sql.NullString
 		var sgen, sseq sql.NullInt64
 		if err := s.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &t.GateDeadline, &archived, &t.OnUsageLimit, &row,
-			&sid, &stask, &sstate, &sagent, &sgen, &sseq, &screated, &supdated); err != nil {
+			&sid, &stask, &sstate, &sagent, &sgen, &sseq, &screated, &supdated, &smodel); err != nil {
 			return err
 		}
 		if n := len(page); n == 0 || page[n-1].Task.ID != t.ID {
@@ -68,7 +68,7 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 			return nil
 		}
 		x := Session{ID: sid.String, TaskID: stask.String, State: sstate.String, AgentSessionID: sagent.String,
-			Generation: sgen.Int64, LastSeq: sseq.Int64}
+			Generation: sgen.Int64, LastSeq: sseq.Int64, Model: smodel.String}
 		var err error
 		if x.CreatedAt, err = parseTime(screated.String); err != nil {
 			return err
@@ -93,7 +93,7 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 // page follows) by the (created_at) index, which holds the rowid too, joined
 // to their sessions by sessions_by_task.
 const listTaskPageSQL = `SELECT t.id, t.title, t.agent, t.workdir, t.max_attempts, t.state, t.created_at, t.updated_at, t.gate_deadline_ns, t.archived_at, t.on_usage_limit, t.rowid,
-	s.id, s.task_id, s.state, s.agent_session_id, s.generation, s.last_seq, s.created_at, s.updated_at
+	s.id, s.task_id, s.state, s.agent_session_id, s.generation, s.last_seq, s.created_at, s.updated_at, s.model
 FROM (SELECT rowid, * FROM tasks WHERE ?1 OR (created_at, rowid) < (?2, ?3) ORDER BY created_at DESC, rowid DESC LIMIT ?4) AS t
 LEFT JOIN sessions s ON s.task_id = t.id
 ORDER BY t.created_at DESC, t.rowid DESC, s.created_at, s.rowid`

@@ -71,7 +71,7 @@ func (db *DB) CreateTask(ctx context.Context, t store.Task, s store.Session) err
 	} else {
 		// One statement, one round trip, atomic.
 		_, err = db.exec(ctx, `WITH t AS (`+insertTaskSQL+` RETURNING id)
-			INSERT INTO sessions (`+sessionColumns+`) SELECT $12::text, t.id, $13::text, $14::text, $15::bigint, $16::bigint, $17::text, $18::text FROM t`,
+			INSERT INTO sessions (`+sessionColumns+`) SELECT $12::text, t.id, $13::text, $14::text, $15::bigint, $16::bigint, $17::text, $18::text, $19::text FROM t`,
 			append(append(taskArgs(t), s.ID), sessionArgs(s)[2:]...)...)
 		err = mapConstraint(err, "task "+t.ID+" or session "+s.ID)
 	}
@@ -127,10 +127,10 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 		var row, deadline int64
 		var created, updated string
 		var archived *string
-		var sid, stask, sstate, sagent, screated, supdated *string
+		var sid, stask, sstate, sagent, screated, supdated, smodel *string
 		var sgen, sseq *int64
 		if err := r.Scan(&t.ID, &t.Title, &t.Agent, &t.Workdir, &t.MaxAttempts, &t.State, &created, &updated, &deadline, &archived, &t.OnUsageLimit, &row,
-			&sid, &stask, &sstate, &sagent, &sgen, &sseq, &screated, &supdated); err != nil {
+			&sid, &stask, &sstate, &sagent, &sgen, &sseq, &screated, &supdated, &smodel); err != nil {
 			return err
 		}
 		t.GateDeadline = time.Duration(deadline)
@@ -156,6 +156,9 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 			return nil
 		}
 		x := store.Session{ID: *sid, TaskID: *stask, State: *sstate, AgentSessionID: *sagent, Generation: *sgen, LastSeq: *sseq}
+		if smodel != nil {
+			x.Model = *smodel
+		}
 		var err error
 		if x.CreatedAt, err = parseTime(*screated); err != nil {
 			return err
@@ -167,7 +170,7 @@ func (db *DB) ListTaskPage(ctx context.Context, limit int, cursor string) (page 
 		*ts = append(*ts, x)
 		return nil
 	}, `SELECT t.id, t.title, t.agent, t.workdir, t.max_attempts, t.state, t.created_at, t.updated_at, t.gate_deadline_ns, t.archived_at, t.on_usage_limit, t.row_id,
-		s.id, s.task_id, s.state, s.agent_session_id, s.generation, s.last_seq, s.created_at, s.updated_at
+		s.id, s.task_id, s.state, s.agent_session_id, s.generation, s.last_seq, s.created_at, s.updated_at, s.model
 	FROM (SELECT * FROM tasks WHERE $1::boolean OR (created_at, row_id) < ($2::text, $3::bigint)
 		ORDER BY created_at DESC, row_id DESC LIMIT $4) AS t
 	LEFT JOIN sessions s ON s.task_id = t.id
@@ -201,12 +204,12 @@ func decodeTaskCursor(c string) (string, int64, error) {
 	return "", 0, fmt.Errorf("%w: unknown task cursor %q", store.ErrInvalid, c)
 }
 
-const sessionColumns = `id, task_id, state, agent_session_id, generation, last_seq, created_at, updated_at`
+const sessionColumns = `id, task_id, state, agent_session_id, generation, last_seq, created_at, updated_at, model`
 
 func scanSession(s scanner) (store.Session, error) {
 	var x store.Session
 	var created, updated string
-	if err := s.Scan(&x.ID, &x.TaskID, &x.State, &x.AgentSessionID, &x.Generation, &x.LastSeq, &created, &updated); err != nil {
+	if err := s.Scan(&x.ID, &x.TaskID, &x.State, &x.AgentSessionID, &x.Generation, &x.LastSeq, &created, &updated, &x.Model); err != nil {
 		return store.Session{}, err
 	}
 	var err error
@@ -220,7 +223,7 @@ func scanSession(s scanner) (store.Session, error) {
 }
 
 func sessionArgs(s store.Session) []any {
-	return []any{s.ID, s.TaskID, s.State, s.AgentSessionID, s.Generation, s.LastSeq, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt)}
+	return []any{s.ID, s.TaskID, s.State, s.AgentSessionID, s.Generation, s.LastSeq, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Model}
 }
 
 // CreateSession inserts a session of an existing task.
@@ -228,7 +231,7 @@ func (db *DB) CreateSession(ctx context.Context, s store.Session) error {
 	if s.ID == "" || s.TaskID == "" {
 		return fmt.Errorf("store: create session: %w: session needs an id and a task id", store.ErrInvalid)
 	}
-	if _, err := db.exec(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+	if _, err := db.exec(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		sessionArgs(s)...); err != nil {
 		return fmt.Errorf("store: create session %s: %w", s.ID, mapConstraint(err, "session "+s.ID))
 	}

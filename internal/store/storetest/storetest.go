@@ -49,6 +49,7 @@ type Store interface {
 	ListPendingRetries(ctx context.Context) ([]store.PendingRetry, error)
 	UpdateTask(ctx context.Context, t store.Task) error
 	DeleteTask(ctx context.Context, id string) error
+	SetSessionModel(ctx context.Context, sessionID, model string) error
 	SchemaVersion(ctx context.Context) (int, error)
 	WriteHealth() store.WriteHealth
 	Close() error
@@ -108,6 +109,7 @@ var tests = []struct {
 	{"PagesWalkInOrderWithinBudget", testPagesWalkInOrderWithinBudget},
 	{"UpdateTaskArchivesAndRenames", testUpdateTaskArchivesAndRenames},
 	{"DeleteTaskRemovesEverythingOfItsOwn", testDeleteTaskRemovesEverythingOfItsOwn},
+	{"SessionModelSurvivesEventsAndReopen", testSessionModelSurvivesEventsAndReopen},
 }
 
 // base is a non-UTC time with nanoseconds, to prove times round-trip
