@@ -94,48 +94,51 @@ func TestFleetHealthOfMembers(t *testing.T) {
 	}
 }
 
-// On PostgreSQL the panel lists every daemon that used the database: one
-// that shut down is gone, one that was killed turns late and then gone as
-// its lease runs out (by the database's clock), and the one serving the
-// page is marked. (The daemons take turns: one database serves one daemon
-// at a time until fleet ownership lands.)
+// On PostgreSQL (--fleet) the panel lists every daemon sharing the
+// database, the one serving the page marked: one that shuts down is gone,
+// one that is killed turns late and then gone as its lease runs out (by
+// the database's clock).
 func TestFleetPanelOnPostgres(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	dirA, dirB, dirC := t.TempDir(), t.TempDir(), t.TempDir()
-	daemontest.Start(t, dirA, "--store", dsn).Stop(t)
-	daemontest.Start(t, dirB, "--store", dsn).Kill() // SIGKILL: no goodbye
-	c := daemontest.Start(t, dirC, "--store", dsn, "--max-agents", "2")
+	// A 6s lease: late from 3s after the last heartbeat (the panel asks
+	// every 2s), gone at 6s.
+	fleet := []string{"--store", dsn, "--fleet", "--fleet-lease", "6s"}
+	a := daemontest.Start(t, dirA, fleet...)
+	b := daemontest.Start(t, dirB, fleet...)
+	c := daemontest.Start(t, dirC, append(fleet, "--max-agents", "2")...)
 	idA, idB, idC := readDaemonID(t, dirA), readDaemonID(t, dirB), readDaemonID(t, dirC)
 
 	tb := newBrowser(t, 1280, 900)
-	tb.open(c.PageURL(""))
+	tb.open(a.PageURL(""))
 	tb.waitJS("connected", `document.getElementById('conn').dataset.state === 'ok'`, 10*time.Second)
 	tb.click("fleet-btn")
 	rowIs := func(id, health string) string {
 		return fmt.Sprintf(`(document.querySelector('#fleet-list .daemon[data-daemon-id=%q]') || {dataset: {}}).dataset.health === %q`, id, health)
 	}
-	tb.waitJS("the three daemons", rowIs(idA, "gone")+" && "+rowIs(idC, "healthy")+" && !!document.querySelector('#fleet-list .daemon[data-daemon-id=\""+idB+"\"]')", 15*time.Second)
+	tb.waitJS("three healthy daemons", rowIs(idA, "healthy")+" && "+rowIs(idB, "healthy")+" && "+rowIs(idC, "healthy"), 15*time.Second)
 	for _, r := range eval[[]daemonRow](tb, fleetRowsJS) {
-		if (r.ID == idC) != (r.Self == "true") {
+		if (r.ID == idA) != (r.Self == "true") {
 			t.Errorf("only the page's daemon is marked: %+v", r)
 		}
 		if r.ID == idC && r.Load != "0 / 2 agents" {
-			t.Errorf("the page's daemon's load: %q", r.Load)
+			t.Errorf("the third daemon's load: %q", r.Load)
 		}
 	}
-	// Late lasts from half the lease (7.5s) to its end (15s) after the
-	// kill; a slow start of this daemon may miss it, so it is asserted
-	// only when the page saw the killed daemon in time (healthOf's rule
-	// itself is TestFleetHealthOfMembers).
-	seen := `(window.__seenB = window.__seenB || new Set()).add((document.querySelector('#fleet-list .daemon[data-daemon-id=` + fmt.Sprintf("%q", idB) + `]') || {dataset: {}}).dataset.health)`
-	first := eval[string](tb, `(`+seen+`, [...window.__seenB][0])`)
-	tb.waitJS("the killed daemon turns late, then gone when its lease runs out",
-		`(`+seen+`, window.__seenB.has('gone'))`, 40*time.Second)
-	states := eval[[]string](tb, `[...window.__seenB]`)
-	if first == "healthy" && !slices.Contains(states, "late") {
+	if s := eval[string](tb, `document.getElementById('fleet-summary').textContent`); s != "3 daemons, all healthy" {
+		t.Errorf("the summary says %q", s)
+	}
+
+	b.Stop(t)
+	tb.waitJS("the stopped daemon is gone", rowIs(idB, "gone"), 15*time.Second)
+	c.Kill() // SIGKILL: no goodbye
+	seen := fmt.Sprintf(`(window.__seenC = window.__seenC || new Set()).add((document.querySelector('#fleet-list .daemon[data-daemon-id=%q]') || {dataset: {}}).dataset.health)`, idC)
+	tb.waitJS("the killed daemon turns late", `(`+seen+`, window.__seenC.has('late') || window.__seenC.has('gone'))`, 20*time.Second)
+	tb.screenshotPage("fleet-panel-late.png")
+	tb.waitJS("then gone when its lease runs out", `(`+seen+`, window.__seenC.has('gone'))`, 30*time.Second)
+	if states := eval[[]string](tb, `[...window.__seenC]`); !slices.Contains(states, "late") {
 		t.Errorf("the killed daemon went %v: never late", states)
 	}
-	t.Logf("the killed daemon, as the page saw it: %v", states)
 	if s := eval[string](tb, `document.getElementById('fleet-summary').textContent`); s != "3 daemons · 2 gone" {
 		t.Errorf("the summary says %q", s)
 	}
