@@ -72,12 +72,28 @@ func (s *Service) onModelLocked(rt *sessionRT, ev lifecycle.Event) {
 }
 
 // withModel fills TaskView.Model: the newest session's reported model,
-// else the profile's configured one.
-func (s *Service) withModel(v TaskView) TaskView {
+// else the configured one of the profile it runs on (the task's, or the
+// fallback it continues on: fallback.go).
+func (s *Service) withModel(v TaskView, profile string) TaskView {
 	if n := len(v.Sessions); n > 0 && v.Sessions[n-1].Model != "" {
 		v.Model = v.Sessions[n-1].Model
 		return v
 	}
-	v.Model = s.cfg.Profiles[v.Agent].Model
+	v.Model = s.cfg.Profiles[profile].Model
 	return v
+}
+
+// viewModel is withModel for a view built from the store: the newest
+// session's runtime, when loaded, says which profile it runs on. Not
+// with a session's lock held.
+func (s *Service) viewModel(v TaskView) TaskView {
+	profile := v.Agent
+	if n := len(v.Sessions); n > 0 {
+		if rt := s.loaded(v.Sessions[n-1].ID); rt != nil {
+			rt.mu.Lock()
+			profile = rt.agent()
+			rt.mu.Unlock()
+		}
+	}
+	return s.withModel(v, profile)
 }

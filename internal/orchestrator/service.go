@@ -257,7 +257,7 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	return s.withModel(rt.view()), nil
+	return s.withModel(rt.view(), rt.agent()), nil
 }
 
 // checkWorkdir validates a user-chosen work directory: an absolute path
@@ -323,7 +323,7 @@ func (s *Service) ListTasks(ctx context.Context, req ListTasksRequest) (TaskPage
 		pos = s.slots.positions()
 	}
 	for _, r := range rows {
-		v := s.withModel(newTaskView(r.Task, r.Sessions))
+		v := s.viewModel(newTaskView(r.Task, r.Sessions))
 		if n := len(r.Sessions); n > 0 {
 			if rt := s.loaded(r.Sessions[n-1].ID); rt != nil {
 				if pos != nil {
@@ -355,7 +355,7 @@ func (s *Service) GetTask(ctx context.Context, id string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, fmt.Errorf("list sessions: %w", err)
 	}
-	return s.withModel(newTaskView(task, sessions)), nil
+	return s.viewModel(newTaskView(task, sessions)), nil
 }
 
 // SubscribeTasks feeds task.updated notifications for every task, and

@@ -268,7 +268,7 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 }
 
 func (s *Service) publishTask(rt *sessionRT) {
-	v := s.withModel(rt.view())
+	v := s.withModel(rt.view(), rt.agent())
 	v.QueuePosition = s.slots.position(rt)
 	payload, err := json.Marshal(map[string]any{"task": v})
 	if err != nil {

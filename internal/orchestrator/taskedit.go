@@ -152,7 +152,11 @@ func (s *Service) UpdateTask(ctx context.Context, req UpdateTaskRequest) (TaskVi
 		rt.task = task
 		sessions = append(sessions, rt.sess)
 	}
-	v := s.withModel(newTaskView(task, sessions))
+	profile := task.Agent // the sessions' locks are held: no viewModel
+	if len(rts) > 0 {
+		profile = rts[len(rts)-1].agent()
+	}
+	v := s.withModel(newTaskView(task, sessions), profile)
 	if len(rts) > 0 {
 		s.publishTask(rts[len(rts)-1])
 	} else {
