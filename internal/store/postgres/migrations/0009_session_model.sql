@@ -1,4 +1,4 @@
--- 0008: the model a session's agent reported over ACP (the SQLite store's
+-- 0009: the model a session's agent reported over ACP (the SQLite store's
 -- 0007); '' when it reported none. A change of it notifies the fleet's
 -- task lists like a change of state does (0007).
 
