@@ -73,3 +73,21 @@ func fleetGates(db daemonStore, dataDir string, inFleet bool) (orchestrator.Flee
 	}
 	return fleet.NewGates(pg.Pool(), id, 0)
 }
+
+// fleetOwner is the session ownership of a --fleet daemon (daemonID set),
+// nil otherwise.
+func fleetOwner(db daemonStore, daemonID string, lease time.Duration, log *zap.Logger) (*fleet.Owner, error) {
+	pg, ok := db.(*postgres.DB)
+	if daemonID == "" || !ok {
+		return nil, nil
+	}
+	return fleet.NewOwner(fleet.OwnerConfig{Pool: pg.Pool(), Self: daemonID, Lease: lease, Logger: log})
+}
+
+// orchestratorFleet keeps a nil owner a nil interface.
+func orchestratorFleet(o *fleet.Owner) orchestrator.Fleet {
+	if o == nil {
+		return nil
+	}
+	return o
+}

@@ -188,11 +188,21 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := openDaemonStore(ctx, o.store, dataDir, o.fleet)
+	daemonID := ""
+	if o.fleet {
+		if daemonID, err = fleet.LoadID(dataDir); err != nil {
+			return err
+		}
+	}
+	db, err := openDaemonStore(ctx, o.store, dataDir, daemonID)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = db.Close() }()
+	owner, err := fleetOwner(db, daemonID, o.fleetLease, log.Named("fleet"))
+	if err != nil {
+		return err
+	}
 	// After the database exists, so a start that dies in between never
 	// leaves a token beside an empty database (CheckDatabase refuses that).
 	token, generated, err := loadToken(dataDir, o.token)
@@ -230,7 +240,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		Store: db, Agents: orchestrator.LifecycleAgents(agents), Profiles: profiles, DataDir: dataDir,
 		Logger: log.Named("orchestrator"), Policy: policy, Overload: gate, Metrics: orchestrator.NewMetrics(reg),
 		IdleTimeout: idleTimeout(o.idle), MaxAgents: max(o.maxAgents, 1), Attention: attentionSink{notifier},
-		Usage: usage, FleetGates: fleetGates,
+		Usage: usage, FleetGates: fleetGates, Fleet: orchestratorFleet(owner),
 	})
 	if err != nil {
 		return err
@@ -255,6 +265,16 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		return err
 	}
 	defer leave() // before the store closes: it marks this daemon stopped
+	if owner != nil {
+		owner.Start(svc)
+		// After the service has stopped (below), or on the way out: the
+		// fleet takes this daemon's sessions over at once.
+		defer func() {
+			if err := owner.Close(); err != nil {
+				log.Warn("ending the session leases", zap.Error(err))
+			}
+		}()
+	}
 	relay, err := newRelay(db, o.fleet, self.ID, svc, log.Named("relay"))
 	if err != nil {
 		return err

@@ -31,8 +31,10 @@ func storeKind(spec string) (string, error) {
 }
 
 // openDaemonStore opens the store --store names; sqlite lives in dataDir.
-// inFleet (--fleet): the database is shared with the fleet's other daemons.
-func openDaemonStore(ctx context.Context, spec, dataDir string, inFleet bool) (daemonStore, error) {
+// daemonID (--fleet): the database is shared with the fleet's other
+// daemons, and this one's writes are fenced by its session leases.
+func openDaemonStore(ctx context.Context, spec, dataDir, daemonID string) (daemonStore, error) {
+	inFleet := daemonID != ""
 	kind, err := storeKind(spec)
 	if err != nil {
 		return nil, err
@@ -41,7 +43,11 @@ func openDaemonStore(ctx context.Context, spec, dataDir string, inFleet bool) (d
 		return nil, errors.New("--fleet needs a PostgreSQL store (--store postgres://…): the daemons of a fleet share its database")
 	}
 	if kind == "postgres" {
-		db, err := postgres.Open(ctx, spec)
+		var opts []postgres.Option
+		if inFleet {
+			opts = append(opts, postgres.AsDaemon(daemonID))
+		}
+		db, err := postgres.Open(ctx, spec, opts...)
 		if err != nil {
 			return nil, err
 		}

@@ -46,6 +46,9 @@ type CreateTaskRequest struct {
 	// shows the banner; "" → the daemon's default (Config.Usage.Default).
 	// Either way capped by GateDeadline, else Config.Usage.MaxWait.
 	OnUsageLimit string `json:"on_usage_limit"`
+	// Daemon names the fleet daemon the task runs on (its workdir is
+	// there); "" → placement chooses (fleet.go).
+	Daemon string `json:"daemon"`
 }
 
 // MaxTaskPage is the largest (and the default) page of task.list.

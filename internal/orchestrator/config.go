@@ -137,6 +137,10 @@ type Config struct {
 	// closing here); default DefaultFleetGateSync (1s). It also renews the
 	// probe right, so keep it well under the FleetGates' TTL.
 	FleetGateSync time.Duration
+	// Fleet is this daemon's session ownership in a fleet of daemons on
+	// one PostgreSQL database (fleet.go); nil: a daemon alone, owning
+	// every session.
+	Fleet Fleet
 }
 
 // DefaultSnapshotPageBytes is Config.SnapshotPageBytes's default.

@@ -351,6 +351,8 @@ type recoveryReason struct {
 	hung     bool          // the last attempt was cancelled for its silence (silence.go)
 	cause    error         // store_failed: the write that failed
 	detail   string        // the failure as reported, sanitised (errorDetail)
+	takeover bool          // interrupted, machine_gone: another daemon of the fleet took the session over (fleet.go)
+	workdir  string        // machine_gone: the work directory out of reach
 }
 
 func (r recoveryReason) text() string {
@@ -359,9 +361,18 @@ func (r recoveryReason) text() string {
 	case kindRetryCancelled:
 		return "Automatic retry cancelled. Resume when you are ready, or start fresh."
 	case "interrupted":
+		if r.takeover {
+			return "The daemon running this turn went away; another daemon of the fleet took the task over. Nothing was re-sent automatically."
+		}
 		return "The daemon stopped while this turn was running. Nothing was re-sent automatically."
 	case "interrupted_retry":
+		if r.takeover {
+			return "The daemon running this task went away while a retry was being sent; another daemon of the fleet took the task over. Nothing was re-sent automatically."
+		}
 		return "The daemon stopped while a retry was being sent. Nothing was re-sent automatically."
+	case kindMachineGone:
+		return "The machine running this task went away, and its work directory (" + r.workdir + ") cannot be reached from this daemon. " +
+			"Nothing was re-sent automatically; resume it once that machine is back, or start fresh."
 	case "exhausted":
 		if r.hung {
 			return hungText(r.retries)
@@ -487,6 +498,9 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	if err != nil {
 		return err
 	}
+	if rt, err = s.owned(ctx, rt, req.SessionID); err != nil {
+		return err
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	switch req.Action {
@@ -575,6 +589,9 @@ func (s *Service) lastUserPromptLocked(rt *sessionRT) (string, bool) {
 // turns work that a crash interrupted into manual recovery. Call it once,
 // before serving.
 func (s *Service) Start(ctx context.Context) error {
+	if s.cfg.Fleet != nil {
+		return s.startFleet(ctx) // only the sessions nobody else owns (fleet.go)
+	}
 	pending, err := s.store.ListPendingRetries(ctx)
 	if err != nil {
 		return fmt.Errorf("list pending retries: %w", err)

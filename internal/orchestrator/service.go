@@ -202,7 +202,7 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	if agent == "" {
 		agent = s.cfg.DefaultAgent
 	}
-	if _, ok := s.cfg.Profiles[agent]; !ok {
+	if _, ok := s.cfg.Profiles[agent]; !ok && s.cfg.Fleet == nil {
 		return TaskView{}, fmt.Errorf("%w: unknown agent %q (known: %s)", ErrValidation, agent, strings.Join(s.profileNames(), ", "))
 	}
 	maxAttempts := 0
@@ -225,7 +225,20 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	if len(title) > 200 {
 		return TaskView{}, fmt.Errorf("%w: title is longer than 200 bytes", ErrValidation)
 	}
+	target, err := s.placeTask(ctx, agent, req.Daemon)
+	if err != nil {
+		return TaskView{}, err
+	}
+	if _, ok := s.cfg.Profiles[agent]; !ok && target == "" {
+		return TaskView{}, fmt.Errorf("%w: unknown agent %q (known: %s)", ErrValidation, agent, strings.Join(s.profileNames(), ", "))
+	}
 	id := uuid.NewString()
+	if target != "" {
+		now := s.now()
+		return s.createPlaced(ctx, target, store.Task{ID: id, Title: title, Agent: agent, Workdir: req.Workdir, MaxAttempts: maxAttempts,
+			GateDeadline: req.GateDeadline, OnUsageLimit: req.OnUsageLimit, State: store.TaskTodo, CreatedAt: now, UpdatedAt: now},
+			store.Session{ID: uuid.NewString(), TaskID: id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}, req.Prompt)
+	}
 	workdir := req.Workdir
 	ownDir := "" // the workspace created here, removed again if the task is not saved
 	if workdir != "" {
@@ -244,6 +257,12 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	task := store.Task{ID: id, Title: title, Agent: agent, Workdir: workdir, MaxAttempts: maxAttempts,
 		GateDeadline: req.GateDeadline, OnUsageLimit: req.OnUsageLimit, State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
 	sess := store.Session{ID: uuid.NewString(), TaskID: id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}
+	if err := s.claimNew(ctx, sess.ID); err != nil {
+		if ownDir != "" {
+			_ = os.Remove(ownDir)
+		}
+		return TaskView{}, err
+	}
 	if err := s.store.CreateTask(ctx, task, sess); err != nil {
 		if ownDir != "" {
 			_ = os.Remove(ownDir) // empty: nothing ran in it yet

@@ -141,6 +141,21 @@ func (s *Service) session(ctx context.Context, sessionID, taskID string) (*sessi
 }
 
 func (s *Service) load(ctx context.Context, sessionID string) (*sessionRT, error) {
+	rt, err := s.build(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if existing, ok := s.sessions[sessionID]; ok {
+		return existing, nil // loaded concurrently
+	}
+	s.sessions[sessionID] = rt
+	return rt, nil
+}
+
+// build reads a session's runtime from the store, not registered yet.
+func (s *Service) build(ctx context.Context, sessionID string) (*sessionRT, error) {
 	sess, err := s.store.GetSession(ctx, sessionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: session %q", ErrNotFound, sessionID)
@@ -170,12 +185,6 @@ func (s *Service) load(ctx context.Context, sessionID string) (*sessionRT, error
 			rt.fb = s.fallbackOf(task, m)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if existing, ok := s.sessions[sessionID]; ok {
-		return existing, nil // loaded concurrently
-	}
-	s.sessions[sessionID] = rt
 	return rt, nil
 }
 
@@ -242,6 +251,19 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 	if err := s.store.AppendEvent(s.storeCtx(), w); err != nil {
 		if errors.Is(err, store.ErrNotClaimed) {
 			return fmt.Errorf("persist %s: %w", action, err) // not a storage fault: nothing to save
+		}
+		if errors.Is(err, store.ErrNotOwner) {
+			// The session's lease passed to another daemon of the fleet
+			// (fleet.go): nothing more is written here; the owner's loop
+			// disowns it when its renewal finds the lease gone.
+			s.log.Warn("session event refused: another daemon owns the session now",
+				zap.String("session_id", rt.sess.ID), zap.String("action", action))
+			rt.gone = true
+			if t := rt.turn; t != nil {
+				t.stopped = true
+				t.cancel()
+			}
+			return fmt.Errorf("persist %s: %w: %w", action, ErrElsewhere, err)
 		}
 		s.log.Error("persist session event failed; the change is not applied",
 			zap.String("session_id", rt.sess.ID), zap.String("action", action), zap.Error(err))

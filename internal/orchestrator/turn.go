@@ -73,6 +73,9 @@ func (s *Service) Prompt(ctx context.Context, req PromptRequest) error {
 	if err != nil {
 		return err
 	}
+	if rt, err = s.owned(ctx, rt, req.SessionID); err != nil {
+		return err
+	}
 	return s.startUserTurn(rt, req.Text)
 }
 
@@ -344,6 +347,9 @@ func (s *Service) streamLocked(rt *sessionRT, t *turn, id *string, role, text st
 func (s *Service) StopTurn(ctx context.Context, req StopRequest) error {
 	rt, err := s.session(ctx, req.SessionID, req.TaskID)
 	if err != nil {
+		return err
+	}
+	if rt, err = s.owned(ctx, rt, req.SessionID); err != nil {
 		return err
 	}
 	rt.mu.Lock()

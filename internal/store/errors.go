@@ -27,6 +27,12 @@ var (
 	// was written.
 	ErrNotClaimed = errors.New("store: pending retry not claimable")
 
+	// ErrNotOwner is returned by a write of a fleet daemon (PostgreSQL,
+	// --fleet) to a session whose lease another daemon holds: its
+	// ownership passed on (issue 17). Nothing was written; it is not a
+	// storage fault.
+	ErrNotOwner = errors.New("store: session owned by another daemon")
+
 	// ErrCorrupt is returned by Open when the data file is not an SQLite
 	// database or fails PRAGMA quick_check. The file is left untouched.
 	ErrCorrupt = errors.New("store: data file is corrupt")

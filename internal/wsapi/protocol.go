@@ -101,6 +101,8 @@ func toError(err error) (*Error, bool) {
 		return &Error{Code: CodeForbidden, Message: err.Error()}, true
 	case errors.Is(err, orchestrator.ErrStorage):
 		return &Error{Code: CodeInternalError, Message: err.Error()}, true
+	case errors.Is(err, orchestrator.ErrElsewhere), errors.Is(err, orchestrator.ErrFleet):
+		return &Error{Code: CodeUnavailable, Message: err.Error()}, true
 	case errors.Is(err, orchestrator.ErrClosed):
 		return &Error{Code: CodeInternalError, Message: err.Error()}, true
 	case errors.Is(err, context.DeadlineExceeded):

@@ -47,6 +47,9 @@ type Options struct {
 	// own, after Args.
 	ArgsFor func(i int) []string
 	Env     []string // every daemon's whole environment; nil inherits
+	// Profiles gives daemon i agent profiles besides mock, each the mock
+	// agent under another name (placement by profile).
+	Profiles func(i int) []string
 }
 
 // DefaultLease is the harness's --fleet-lease.
@@ -57,6 +60,11 @@ type Fleet struct {
 	DSN  string        // the database's URL (a unix socket)
 	Pool *pgxpool.Pool // the test's own connections, for assertions on the tables
 	Opts Options
+	// MockState is the mock agent's state dir, shared by every daemon's
+	// mock (its --agents file): the provider side of a fleet is one, so a
+	// scenario's failure counters and agent sessions follow a task from
+	// one daemon to another (mockagent.ReceivedPrompts reads its log).
+	MockState string
 
 	t       testing.TB
 	mu      sync.Mutex // guards daemons
@@ -93,7 +101,7 @@ func Start(t testing.TB, opts Options) *Fleet {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	f := &Fleet{DSN: dsn, Pool: pool, Opts: opts, t: t}
+	f := &Fleet{DSN: dsn, Pool: pool, Opts: opts, t: t, MockState: t.TempDir()}
 	t.Cleanup(func() {
 		f.mu.Lock()
 		ds := append([]*Daemon(nil), f.daemons...)
@@ -102,6 +110,9 @@ func Start(t testing.TB, opts Options) *Fleet {
 			d.Daemon.Kill()
 			if t.Failed() {
 				t.Logf("daemon %d (%s) logs:\n%s", d.Index, d.ID, daemontest.Tail(d.Logs(), 80))
+				if dir := os.Getenv("ORCHESTRATORD_FLEET_LOGS"); dir != "" { // the whole logs, for a closer look
+					_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-daemon%d.log", strings.ReplaceAll(t.Name(), "/", "_"), d.Index)), []byte(d.Logs()), 0o644)
+				}
 			}
 		}
 	})
@@ -129,8 +140,21 @@ func (f *Fleet) newDaemon(t testing.TB) *Daemon {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d := &Daemon{Index: len(f.daemons), Dir: t.TempDir()}
+	agents := filepath.Join(d.Dir, "agents.yaml")
+	var extra []string
+	if f.Opts.Profiles != nil {
+		extra = f.Opts.Profiles(d.Index)
+	}
+	var b strings.Builder
+	b.WriteString("agents:\n")
+	for _, name := range append([]string{"mock"}, extra...) {
+		fmt.Fprintf(&b, "  %s: {command: %q, args: [mock-agent, --state-dir, %q]}\n", name, daemontest.Binary, f.MockState)
+	}
+	if err := os.WriteFile(agents, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"--store", f.DSN, "--fleet", "--fleet-lease", f.Opts.Lease.String(),
-		"--max-agents", fmt.Sprint(f.Opts.MaxAgents)}
+		"--max-agents", fmt.Sprint(f.Opts.MaxAgents), "--agents", agents}
 	args = append(args, f.Opts.Args...)
 	if f.Opts.ArgsFor != nil {
 		args = append(args, f.Opts.ArgsFor(d.Index)...)

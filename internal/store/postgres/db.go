@@ -91,10 +91,13 @@ func IsURL(s string) bool {
 // key=value string), migrates it to this binary's schema and returns the
 // store. A database whose schema is newer than this binary is refused with
 // a *store.SchemaTooNewError and left untouched.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("%w: postgres url: %w", store.ErrInvalid, err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
@@ -164,6 +167,7 @@ func (db *DB) fail(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
+	err = fenced(err)
 	if db.closed.Load() && !errors.Is(err, store.ErrClosed) {
 		return fmt.Errorf("%w: %w", store.ErrClosed, err)
 	}

@@ -1,0 +1,396 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.uber.org/zap"
+)
+
+// KindSession is the lease kind of a session's ownership: key the session
+// id, holder the daemon that runs its agent.
+const KindSession = "session"
+
+// ErrNoRoom: no live daemon of the fleet has the agent profile and room
+// for one more agent (placement).
+var ErrNoRoom = errors.New("fleet: no daemon has room for the task")
+
+// ErrUnknownDaemon: task.create named a daemon that is not a live member
+// of the fleet, or that lacks the task's agent profile.
+var ErrUnknownDaemon = errors.New("fleet: no such live daemon")
+
+// Runner is the side of the orchestrator an Owner drives:
+// *orchestrator.Service.
+type Runner interface {
+	// Adopt takes up sessions whose leases this daemon just took: it
+	// re-arms their parked retries at their original retry_at and turns
+	// running turns into banners.
+	Adopt(ctx context.Context, sessionIDs []string, from string) error
+	// Disown drops a session whose lease passed to another daemon,
+	// writing nothing.
+	Disown(sessionID string)
+	// StartHanded starts the first turn of a task placed on this daemon.
+	StartHanded(ctx context.Context, sessionID, prompt string) error
+}
+
+// OwnerConfig configures an Owner.
+type OwnerConfig struct {
+	Pool  *pgxpool.Pool // required: the store's pool
+	Self  string        // required: this daemon's id
+	Lease time.Duration // the session leases' length; default DefaultLease
+	// Poll is how often expired leases and handed tasks are looked for;
+	// default Lease/10 within [100ms, 1s]. Leases are renewed every Lease/3.
+	Poll   time.Duration
+	Clock  quartz.Clock
+	Logger *zap.Logger
+}
+
+// Owner is this daemon's session ownership in a fleet (issue 17): a lease
+// per session it runs (fleet_leases, kind "session"), renewed every
+// Lease/3 in one statement; the takeover of the sessions of a daemon whose
+// leases expired (TakeExpired, then Runner.Adopt); and placement, the
+// choice of the daemon a new task runs on and the hand-over of its first
+// prompt (fleet_starts) to that daemon, which picks it up on its next
+// poll.
+type Owner struct {
+	cfg    OwnerConfig
+	leases *Leases
+
+	mu     sync.Mutex       // guards held, runner, cancel, done
+	held   map[string]int64 // session id → fence of the lease held
+	runner Runner
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewOwner checks cfg; nothing runs until Start.
+func NewOwner(cfg OwnerConfig) (*Owner, error) {
+	if cfg.Pool == nil || cfg.Self == "" {
+		return nil, errors.New("fleet: an owner needs a pool and a daemon id")
+	}
+	if cfg.Lease == 0 {
+		cfg.Lease = DefaultLease
+	}
+	if cfg.Lease < time.Second {
+		return nil, fmt.Errorf("fleet: lease must be at least 1s, got %v", cfg.Lease)
+	}
+	if cfg.Poll == 0 {
+		cfg.Poll = min(max(cfg.Lease/10, 100*time.Millisecond), time.Second)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = quartz.NewReal()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	return &Owner{cfg: cfg, leases: NewLeases(cfg.Pool), held: map[string]int64{}}, nil
+}
+
+// Self is this daemon's id.
+func (o *Owner) Self() string { return o.cfg.Self }
+
+// Claim takes session id's lease for this daemon when it is free, expired
+// or already its own. fresh: it was not held here before (the caller
+// reloads the session: another daemon may have written it).
+func (o *Owner) Claim(ctx context.Context, sessionID string) (ok, fresh bool, err error) {
+	o.mu.Lock()
+	_, mine := o.held[sessionID]
+	o.mu.Unlock()
+	if mine {
+		return true, false, nil
+	}
+	ls, ok, err := o.leases.Acquire(ctx, KindSession, sessionID, o.cfg.Self, o.cfg.Lease)
+	if err != nil || !ok {
+		return false, false, err
+	}
+	o.mu.Lock()
+	o.held[sessionID] = ls.Fence
+	o.mu.Unlock()
+	return true, true, nil
+}
+
+// Owns reports whether this daemon holds session id's lease.
+func (o *Owner) Owns(sessionID string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, ok := o.held[sessionID]
+	return ok
+}
+
+// Holder is the daemon whose lease on session id is current, "" when none.
+func (o *Owner) Holder(ctx context.Context, sessionID string) (string, error) {
+	var holder string
+	err := o.cfg.Pool.QueryRow(ctx, `SELECT holder FROM fleet_leases
+		WHERE kind = $1 AND key = $2 AND expires_at > now()`, KindSession, sessionID).Scan(&holder)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: lease of session %s: %w", ErrUnavailable, sessionID, err)
+	}
+	return holder, nil
+}
+
+// Place chooses the daemon a new task of agent runs on: named when given
+// (a live member with the profile), else this daemon when it has the
+// profile and room (load < max_agents), else the live member with the
+// profile and the most room.
+func (o *Owner) Place(ctx context.Context, agent, named string) (string, error) {
+	rows, err := o.cfg.Pool.Query(ctx, `SELECT id, load, max_agents, $1 = ANY(profiles) FROM fleet_members
+		WHERE NOT stopped AND expires_at > now()`, agent)
+	if err != nil {
+		return "", fmt.Errorf("%w: placement: %w", ErrUnavailable, err)
+	}
+	type cand struct {
+		id         string
+		room       int
+		hasProfile bool
+	}
+	var cs []cand
+	for rows.Next() {
+		var c cand
+		var load, maxAgents int
+		if err := rows.Scan(&c.id, &load, &maxAgents, &c.hasProfile); err != nil {
+			rows.Close()
+			return "", fmt.Errorf("%w: placement: %w", ErrUnavailable, err)
+		}
+		c.room = maxAgents - load
+		cs = append(cs, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("%w: placement: %w", ErrUnavailable, err)
+	}
+	if named != "" {
+		for _, c := range cs {
+			if c.id == named && c.hasProfile {
+				return named, nil
+			}
+			if c.id == named {
+				return "", fmt.Errorf("%w: daemon %s has no agent profile %q", ErrUnknownDaemon, named, agent)
+			}
+		}
+		return "", fmt.Errorf("%w: daemon %s is not a live member of the fleet", ErrUnknownDaemon, named)
+	}
+	best := -1
+	for i, c := range cs {
+		if !c.hasProfile || c.room <= 0 {
+			continue
+		}
+		if c.id == o.cfg.Self {
+			return c.id, nil // the receiving daemon first
+		}
+		if best < 0 || c.room > cs[best].room || c.room == cs[best].room && c.id < cs[best].id {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", fmt.Errorf("%w (agent %q)", ErrNoRoom, agent)
+	}
+	return cs[best].id, nil
+}
+
+// Hand gives the first prompt of a task placed on daemon to it: the
+// session's lease becomes daemon's and the prompt waits in fleet_starts,
+// both in one statement, until daemon (or, should it die first, the
+// daemon that takes the lease over) starts it.
+func (o *Owner) Hand(ctx context.Context, sessionID, daemon, prompt string) error {
+	_, err := o.cfg.Pool.Exec(ctx, `WITH l AS (
+			INSERT INTO fleet_leases (kind, key, holder, fence, acquired_at, expires_at)
+			VALUES ($1, $2, $3, 1, now(), now() + $5::bigint * interval '1 microsecond')
+			ON CONFLICT (kind, key) DO UPDATE SET holder = EXCLUDED.holder, fence = fleet_leases.fence + 1,
+				acquired_at = now(), expires_at = EXCLUDED.expires_at
+			RETURNING key)
+		INSERT INTO fleet_starts (session_id, daemon, prompt) SELECT key, $3, $4 FROM l`,
+		KindSession, sessionID, daemon, prompt, o.cfg.Lease.Microseconds())
+	if err != nil {
+		return fmt.Errorf("%w: hand session %s to daemon %s: %w", ErrUnavailable, sessionID, daemon, err)
+	}
+	return nil
+}
+
+// Start runs the ownership loop for runner until Close.
+func (o *Owner) Start(runner Runner) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done != nil {
+		return
+	}
+	o.runner = runner
+	ctx, cancel := context.WithCancel(context.Background())
+	o.cancel, o.done = cancel, make(chan struct{})
+	go o.loop(ctx, o.done) // owned: Close cancels it and waits for done
+}
+
+func (o *Owner) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	t := o.cfg.Clock.NewTicker(o.cfg.Poll, "fleet", "owner")
+	defer t.Stop()
+	lastRenew := o.cfg.Clock.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if now := o.cfg.Clock.Now(); now.Sub(lastRenew) >= o.cfg.Lease/3 {
+			lastRenew = now
+			if err := o.Renew(ctx); err != nil && ctx.Err() == nil {
+				o.cfg.Logger.Warn("renewing session leases failed; retrying", zap.Error(err))
+			}
+		}
+		if err := o.TakeOver(ctx); err != nil && ctx.Err() == nil {
+			o.cfg.Logger.Warn("taking over expired sessions failed; retrying", zap.Error(err))
+		}
+		if err := o.StartHanded(ctx); err != nil && ctx.Err() == nil {
+			o.cfg.Logger.Warn("starting handed tasks failed; retrying", zap.Error(err))
+		}
+	}
+}
+
+// Renew extends every session lease held here, in one statement; a lease
+// that passed to another daemon meanwhile is dropped and its session
+// disowned.
+func (o *Owner) Renew(ctx context.Context) error {
+	o.mu.Lock()
+	keys := make([]string, 0, len(o.held))
+	fences := make([]int64, 0, len(o.held))
+	for k, f := range o.held {
+		keys, fences = append(keys, k), append(fences, f)
+	}
+	o.mu.Unlock()
+	if len(keys) == 0 {
+		return nil
+	}
+	rows, err := o.cfg.Pool.Query(ctx, `UPDATE fleet_leases l SET expires_at = now() + $3::bigint * interval '1 microsecond'
+		FROM unnest($4::text[], $5::bigint[]) AS h(key, fence)
+		WHERE l.kind = $1 AND l.holder = $2 AND l.key = h.key AND l.fence = h.fence
+		RETURNING l.key`, KindSession, o.cfg.Self, o.cfg.Lease.Microseconds(), keys, fences)
+	if err != nil {
+		return fmt.Errorf("%w: renew session leases: %w", ErrUnavailable, err)
+	}
+	kept, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("%w: renew session leases: %w", ErrUnavailable, err)
+	}
+	var lost []string
+	o.mu.Lock()
+	for i, k := range keys {
+		if !slices.Contains(kept, k) && o.held[k] == fences[i] {
+			delete(o.held, k)
+			lost = append(lost, k)
+		}
+	}
+	runner := o.runner
+	o.mu.Unlock()
+	for _, k := range lost {
+		o.cfg.Logger.Warn("session lease lost to another daemon; dropping the session here", zap.String("session_id", k))
+		if runner != nil {
+			runner.Disown(k)
+		}
+	}
+	return nil
+}
+
+// takeBatch bounds one TakeExpired: a dead daemon's sessions are shared
+// among the takers a batch at a time.
+const takeBatch = 100
+
+// TakeOver takes expired session leases (their daemon died or lost the
+// database) and adopts their sessions; a task handed to the dead daemon
+// and not started yet is handed to this one.
+func (o *Owner) TakeOver(ctx context.Context) error {
+	for {
+		taken, err := o.leases.TakeExpired(ctx, KindSession, o.cfg.Self, o.cfg.Lease, takeBatch)
+		if err != nil || len(taken) == 0 {
+			return err
+		}
+		ids := make([]string, 0, len(taken))
+		all := make([]string, len(taken))
+		o.mu.Lock()
+		for i, ls := range taken {
+			all[i] = ls.Key
+			if _, had := o.held[ls.Key]; !had {
+				ids = append(ids, ls.Key) // one of ours that ran out is still ours: nothing to adopt
+			}
+			o.held[ls.Key] = ls.Fence
+		}
+		runner := o.runner
+		o.mu.Unlock()
+		if _, err := o.cfg.Pool.Exec(ctx, `UPDATE fleet_starts SET daemon = $1 WHERE session_id = ANY($2)`, o.cfg.Self, all); err != nil {
+			return fmt.Errorf("%w: take over handed tasks: %w", ErrUnavailable, err)
+		}
+		o.cfg.Logger.Info("took over sessions of a daemon whose lease expired", zap.Int("sessions", len(ids)))
+		if runner != nil && len(ids) > 0 {
+			if err := runner.Adopt(ctx, ids, "takeover"); err != nil {
+				return err
+			}
+		}
+		if len(taken) < takeBatch {
+			return nil
+		}
+	}
+}
+
+// StartHanded starts the tasks handed to this daemon, oldest first; each
+// row goes once its turn has started.
+func (o *Owner) StartHanded(ctx context.Context) error {
+	rows, err := o.cfg.Pool.Query(ctx, `SELECT session_id, prompt FROM fleet_starts WHERE daemon = $1 ORDER BY created_at LIMIT 100`, o.cfg.Self)
+	if err != nil {
+		return fmt.Errorf("%w: handed tasks: %w", ErrUnavailable, err)
+	}
+	type start struct{ id, prompt string }
+	starts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (start, error) {
+		var s start
+		return s, r.Scan(&s.id, &s.prompt)
+	})
+	if err != nil {
+		return fmt.Errorf("%w: handed tasks: %w", ErrUnavailable, err)
+	}
+	o.mu.Lock()
+	runner := o.runner
+	o.mu.Unlock()
+	for _, s := range starts {
+		if runner == nil {
+			return nil
+		}
+		if err := runner.StartHanded(ctx, s.id, s.prompt); err != nil {
+			// Kept for the next poll: nothing of it was written.
+			o.cfg.Logger.Warn("a task handed to this daemon did not start; trying again", zap.String("session_id", s.id), zap.Error(err))
+			continue
+		}
+		if _, err := o.cfg.Pool.Exec(ctx, `DELETE FROM fleet_starts WHERE session_id = $1 AND daemon = $2`, s.id, o.cfg.Self); err != nil {
+			return fmt.Errorf("%w: handed task done: %w", ErrUnavailable, err)
+		}
+	}
+	return nil
+}
+
+// Close stops the loop and ends every session lease held here now, so
+// the fleet takes the sessions over at once (a clean shutdown: their
+// parked retries fire elsewhere at their retry_at). Safe to call twice.
+func (o *Owner) Close() error {
+	o.mu.Lock()
+	cancel, done := o.cancel, o.done
+	o.cancel = nil
+	o.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	<-done
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if _, err := o.cfg.Pool.Exec(ctx, `UPDATE fleet_leases SET expires_at = least(expires_at, now())
+		WHERE kind = $1 AND holder = $2`, KindSession, o.cfg.Self); err != nil {
+		return fmt.Errorf("%w: end session leases: %w", ErrUnavailable, err)
+	}
+	return nil
+}
