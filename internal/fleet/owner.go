@@ -63,8 +63,12 @@ type Owner struct {
 	cfg    OwnerConfig
 	leases *Leases
 
-	mu     sync.Mutex       // guards held, runner, cancel, done
+	mu     sync.Mutex       // guards held, unadopted, runner, cancel, done
 	held   map[string]int64 // session id → fence of the lease held
+	// unadopted are sessions taken over whose Adopt failed (the store
+	// refused a read): adopted again at the next poll, so a parked retry
+	// taken over is never left without its timer.
+	unadopted []string
 	runner Runner
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -307,6 +311,18 @@ const takeBatch = 100
 // database) and adopts their sessions; a task handed to the dead daemon
 // and not started yet is handed to this one.
 func (o *Owner) TakeOver(ctx context.Context) error {
+	o.mu.Lock()
+	again, runner := o.unadopted, o.runner
+	o.unadopted = nil
+	o.mu.Unlock()
+	if len(again) > 0 && runner != nil {
+		if err := runner.Adopt(ctx, again, "takeover"); err != nil {
+			o.mu.Lock()
+			o.unadopted = append(o.unadopted, again...)
+			o.mu.Unlock()
+			return err
+		}
+	}
 	for {
 		taken, err := o.leases.TakeExpired(ctx, KindSession, o.cfg.Self, o.cfg.Lease, takeBatch)
 		if err != nil || len(taken) == 0 {
@@ -330,6 +346,9 @@ func (o *Owner) TakeOver(ctx context.Context) error {
 		o.cfg.Logger.Info("took over sessions of a daemon whose lease expired", zap.Int("sessions", len(ids)))
 		if runner != nil && len(ids) > 0 {
 			if err := runner.Adopt(ctx, ids, "takeover"); err != nil {
+				o.mu.Lock()
+				o.unadopted = append(o.unadopted, ids...)
+				o.mu.Unlock()
 				return err
 			}
 		}

@@ -243,6 +243,9 @@ func (s *Service) Adopt(ctx context.Context, sessionIDs []string, from string) e
 		}
 	}
 	for _, id := range sessionIDs {
+		if s.busy(id) {
+			continue // adopted already (an Adopt run again after a failure)
+		}
 		rt, err := s.reload(ctx, id)
 		if errors.Is(err, ErrNotFound) {
 			_ = s.store.DeletePendingRetry(ctx, id) // a lease or row of a deleted task
@@ -346,6 +349,19 @@ func (s *Service) Disown(sessionID string) {
 		s.goTurn(func() { _ = ex.Close() })
 	}
 	s.log.Warn("session disowned: another daemon of the fleet owns it now", zap.String("session_id", sessionID))
+}
+
+// busy reports whether the session's runtime here runs something: a turn,
+// a parked retry or an agent process. Such a runtime is this daemon's own
+// and never replaced by a fresh read.
+func (s *Service) busy(sessionID string) bool {
+	rt := s.loaded(sessionID)
+	if rt == nil {
+		return false
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.turn != nil || rt.retry != nil || rt.exec != nil
 }
 
 // reload reads a session afresh from the store and puts it in place of
