@@ -63,15 +63,15 @@ type Owner struct {
 	cfg    OwnerConfig
 	leases *Leases
 
-	mu     sync.Mutex       // guards held, unadopted, runner, cancel, done
-	held   map[string]int64 // session id → fence of the lease held
+	mu   sync.Mutex       // guards held, unadopted, runner, cancel, done
+	held map[string]int64 // session id → fence of the lease held
 	// unadopted are sessions taken over whose Adopt failed (the store
 	// refused a read): adopted again at the next poll, so a parked retry
 	// taken over is never left without its timer.
 	unadopted []string
-	runner Runner
-	cancel context.CancelFunc
-	done   chan struct{}
+	runner    Runner
+	cancel    context.CancelFunc
+	done      chan struct{}
 }
 
 // NewOwner checks cfg; nothing runs until Start.
