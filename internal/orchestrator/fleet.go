@@ -214,7 +214,11 @@ func (s *Service) startFleet(ctx context.Context) error {
 			mine = append(mine, id)
 		}
 	}
-	return s.Adopt(ctx, mine, "restart")
+	if err := s.Adopt(ctx, mine, "restart"); err != nil {
+		return err
+	}
+	s.startFleetGates() // the fleet's overload gates (gate_fleet.go), as Start does alone
+	return nil
 }
 
 // Adopt takes up sessions whose leases this daemon just took (from a dead
