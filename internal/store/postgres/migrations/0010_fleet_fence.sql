@@ -1,4 +1,4 @@
--- 0009: session ownership in a fleet (issue 17), PostgreSQL only.
+-- 0010: session ownership in a fleet (issue 17), PostgreSQL only.
 --
 -- Fencing: a daemon of a fleet connects with orchd.daemon set to its id
 -- (postgres.AsDaemon). Every event it writes is checked, in the statement
