@@ -83,11 +83,17 @@ func (db *DB) holder(ctx context.Context, conn *pgx.Conn) string {
 	return fmt.Sprintf("%s from %s, connected %s", app, addr, since.UTC().Format(time.RFC3339))
 }
 
-// release closes the owner connection, which drops the lock.
+// release drops the lock, then closes the owner connection. The explicit
+// unlock makes the lock free when Close returns: closing alone frees it
+// only once the server's backend has exited, which a daemon started right
+// after this one could still find held.
 func (db *DB) release() {
 	db.ownMu.Lock()
 	defer db.ownMu.Unlock()
 	if db.owner != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = db.owner.Exec(ctx, "SELECT pg_advisory_unlock_all()")
+		cancel()
 		_ = db.owner.Close(context.Background())
 		db.owner = nil
 	}
