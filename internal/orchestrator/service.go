@@ -271,12 +271,11 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	}
 	rt := s.install(task, sess)
 	s.log.Info("task created", zap.String("task_id", id), zap.String("session_id", sess.ID), zap.String("agent", agent))
-	if err := s.startUserTurn(rt, req.Prompt); err != nil {
+	var view TaskView
+	if err := s.startUserTurnView(rt, req.Prompt, &view); err != nil {
 		return TaskView{}, err
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return s.withModel(rt.view(), rt.agent()), nil
+	return view, nil
 }
 
 // checkWorkdir validates a user-chosen work directory: an absolute path

@@ -83,8 +83,23 @@ func (s *Service) Prompt(ctx context.Context, req PromptRequest) error {
 // before anything else happens; a parked retry or banner of an older prompt
 // is superseded.
 func (s *Service) startUserTurn(rt *sessionRT, text string) error {
+	return s.startUserTurnView(rt, text, nil)
+}
+
+// startUserTurnView is startUserTurn that also fills view, when not nil,
+// under the same hold of the session lock: a caller that locked again
+// afterwards would queue behind the turn's first failure, which may hold
+// the lock while it arms its retry.
+func (s *Service) startUserTurnView(rt *sessionRT, text string, view *TaskView) (err error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	if view != nil {
+		defer func() {
+			if err == nil {
+				*view = s.withModel(rt.view(), rt.agent())
+			}
+		}()
+	}
 	if rt.turn != nil {
 		return fmt.Errorf("%w: a turn is already running in session %q; stop it first", ErrConflict, rt.sess.ID)
 	}
