@@ -29,6 +29,8 @@ type hotStmts struct {
 	deleteRetry  *sql.Stmt
 	// The committer's, around each write of a group (commit.go).
 	savepoint, rollbackTo, release *sql.Stmt
+	// AppendEvents', around each batch (events_multi.go).
+	batchSave, batchRollback, batchRelease *sql.Stmt
 }
 
 func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
@@ -85,6 +87,9 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 		{&h.savepoint, `SAVEPOINT w`},
 		{&h.rollbackTo, `ROLLBACK TO w`},
 		{&h.release, `RELEASE w`},
+		{&h.batchSave, `SAVEPOINT b`},
+		{&h.batchRollback, `ROLLBACK TO b`},
+		{&h.batchRelease, `RELEASE b`},
 	} {
 		s, err := w.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -99,7 +104,7 @@ func (h *hotStmts) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.touchMessage,
 		h.insertChunk, h.dropChunks, h.dropChunksOf, h.deleteMessage, h.scrubEvents, h.replaceTask,
-		h.saveRetry, h.claimRetry, h.claimRetries, h.deleteRetry, h.savepoint, h.rollbackTo, h.release} {
+		h.saveRetry, h.claimRetry, h.claimRetries, h.deleteRetry, h.savepoint, h.rollbackTo, h.release, h.batchSave, h.batchRollback, h.batchRelease} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -116,134 +121,154 @@ func (h *hotStmts) close() error {
 // prepared statements. An AppendText adds a chunk row; its cost is the
 // delta's, whatever the length of the message (see BenchmarkAppendEvent).
 func (db *DB) AppendEvent(ctx context.Context, w EventWrite) error {
-	ev := w.Event
-	if err := validateEventWrite(&w); err != nil {
-		return err
-	}
-	// Encode outside the transaction, to keep the write lock short.
-	payload, err := encodeRaw(ev.Payload, "event payload")
+	p, err := prepareEventWrite(w)
 	if err != nil {
 		return err
 	}
-	at := fmtTime(ev.At)
-	var msgArgs []any
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error { return db.applyEventWrite(ctx, tx, p) })
+	if err != nil {
+		return p.wrap(err)
+	}
+	return nil
+}
+
+// preparedWrite is an EventWrite validated and encoded outside the
+// transaction, to keep the write lock short.
+type preparedWrite struct {
+	w                  EventWrite
+	payload            any
+	at                 string
+	msgArgs, retryArgs []any
+}
+
+func (p *preparedWrite) wrap(err error) error {
+	return fmt.Errorf("store: append event %s/%d: %w", p.w.Event.SessionID, p.w.Event.Seq, err)
+}
+
+func prepareEventWrite(w EventWrite) (*preparedWrite, error) {
+	ev := w.Event
+	if err := validateEventWrite(&w); err != nil {
+		return nil, err
+	}
+	payload, err := encodeRaw(ev.Payload, "event payload")
+	if err != nil {
+		return nil, err
+	}
+	p := &preparedWrite{w: w, payload: payload, at: fmtTime(ev.At)}
 	if m := w.UpsertMessage; m != nil {
-		if msgArgs, err = upsertArgs(m, ev); err != nil {
-			return err
+		if p.msgArgs, err = upsertArgs(m, ev); err != nil {
+			return nil, err
 		}
 	}
-
-	var retryArgs []any
 	if r := w.SaveRetry; r != nil {
 		if r.SessionID != ev.SessionID {
-			return fmt.Errorf("store: append event: %w: retry of session %s in an event of %s", ErrInvalid, r.SessionID, ev.SessionID)
+			return nil, fmt.Errorf("store: append event: %w: retry of session %s in an event of %s", ErrInvalid, r.SessionID, ev.SessionID)
 		}
-		if retryArgs, err = savePendingRetryArgs(*r); err != nil {
-			return err
+		if p.retryArgs, err = savePendingRetryArgs(*r); err != nil {
+			return nil, err
 		}
 	}
+	return p, nil
+}
 
-	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var res sql.Result
-		var err error
-		if c := w.ClaimRetry; c != nil {
-			res, err := tx.StmtContext(ctx, db.hot.claimRetry).ExecContext(ctx, c.SessionID, c.Generation, c.Attempt)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n != 1 {
-				return ErrNotClaimed
-			}
-		}
-		if s := w.Session; s != nil {
-			res, err = tx.StmtContext(ctx, db.hot.advanceSession).ExecContext(ctx,
-				ev.Seq, ev.SessionID, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
-		} else {
-			res, err = tx.StmtContext(ctx, db.hot.advanceSeq).ExecContext(ctx, ev.Seq, ev.SessionID)
-		}
+// applyEventWrite runs one prepared write's statements in tx.
+func (db *DB) applyEventWrite(ctx context.Context, tx *sql.Tx, p *preparedWrite) error {
+	ev := p.w.Event
+	var res sql.Result
+	var err error
+	if c := p.w.ClaimRetry; c != nil {
+		res, err := tx.StmtContext(ctx, db.hot.claimRetry).ExecContext(ctx, c.SessionID, c.Generation, c.Attempt)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n != 1 {
-			return seqError(ctx, tx, ev)
+			return ErrNotClaimed
 		}
-
-		if _, err := tx.StmtContext(ctx, db.hot.insertEvent).ExecContext(ctx, ev.SessionID, ev.Seq, ev.Type, payload, at); err != nil {
-			return mapConstraint(err, "event")
-		}
-
-		if msgArgs != nil {
-			res, err := tx.StmtContext(ctx, db.hot.upsertMessage).ExecContext(ctx, msgArgs...)
-			if err != nil {
-				return mapConstraint(err, "message "+w.UpsertMessage.ID)
-			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n != 1 {
-				return fmt.Errorf("%w: message %s belongs to another session", ErrExists, w.UpsertMessage.ID)
-			}
-			if _, err := tx.StmtContext(ctx, db.hot.dropChunks).ExecContext(ctx, w.UpsertMessage.ID); err != nil {
-				return err
-			}
-		}
-
-		if a := w.AppendText; a != nil {
-			res, err := tx.StmtContext(ctx, db.hot.touchMessage).ExecContext(ctx, at, a.MessageID, ev.SessionID)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n != 1 {
-				return fmt.Errorf("%w: message %s in session %s", ErrNotFound, a.MessageID, ev.SessionID)
-			}
-			if a.Delta != "" {
-				if _, err := tx.StmtContext(ctx, db.hot.insertChunk).ExecContext(ctx, a.MessageID, ev.Seq, a.Delta); err != nil {
-					return mapConstraint(err, "chunk of message "+a.MessageID)
-				}
-			}
-		}
-
-		if retryArgs != nil {
-			if _, err := tx.StmtContext(ctx, db.hot.saveRetry).ExecContext(ctx, retryArgs...); err != nil {
-				return mapConstraint(err, "pending retry")
-			}
-		}
-		if w.DeleteRetry {
-			if _, err := tx.StmtContext(ctx, db.hot.deleteRetry).ExecContext(ctx, ev.SessionID); err != nil {
-				return err
-			}
-		}
-
-		if id := w.DeleteMessage; id != "" {
-			if _, err := tx.StmtContext(ctx, db.hot.scrubEvents).ExecContext(ctx, ev.SessionID, id); err != nil {
-				return err
-			}
-			if err := deleteMessage(ctx, tx, &db.hot, id, ev.SessionID); err != nil {
-				return err
-			}
-		}
-
-		if t := w.Task; t != nil {
-			res, err := tx.StmtContext(ctx, db.hot.replaceTask).ExecContext(ctx,
-				t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), t.GateDeadline, fmtNullTime(t.ArchivedAt), t.OnUsageLimit, t.ID)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n != 1 {
-				return fmt.Errorf("%w: task %s", ErrNotFound, t.ID)
-			}
-		}
-		return nil
-	})
+	}
+	if s := p.w.Session; s != nil {
+		res, err = tx.StmtContext(ctx, db.hot.advanceSession).ExecContext(ctx,
+			ev.Seq, ev.SessionID, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
+	} else {
+		res, err = tx.StmtContext(ctx, db.hot.advanceSeq).ExecContext(ctx, ev.Seq, ev.SessionID)
+	}
 	if err != nil {
-		return fmt.Errorf("store: append event %s/%d: %w", ev.SessionID, ev.Seq, err)
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != 1 {
+		return seqError(ctx, tx, ev)
+	}
+
+	if _, err := tx.StmtContext(ctx, db.hot.insertEvent).ExecContext(ctx, ev.SessionID, ev.Seq, ev.Type, p.payload, p.at); err != nil {
+		return mapConstraint(err, "event")
+	}
+
+	if p.msgArgs != nil {
+		res, err := tx.StmtContext(ctx, db.hot.upsertMessage).ExecContext(ctx, p.msgArgs...)
+		if err != nil {
+			return mapConstraint(err, "message "+p.w.UpsertMessage.ID)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("%w: message %s belongs to another session", ErrExists, p.w.UpsertMessage.ID)
+		}
+		if _, err := tx.StmtContext(ctx, db.hot.dropChunks).ExecContext(ctx, p.w.UpsertMessage.ID); err != nil {
+			return err
+		}
+	}
+
+	if a := p.w.AppendText; a != nil {
+		res, err := tx.StmtContext(ctx, db.hot.touchMessage).ExecContext(ctx, p.at, a.MessageID, ev.SessionID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("%w: message %s in session %s", ErrNotFound, a.MessageID, ev.SessionID)
+		}
+		if a.Delta != "" {
+			if _, err := tx.StmtContext(ctx, db.hot.insertChunk).ExecContext(ctx, a.MessageID, ev.Seq, a.Delta); err != nil {
+				return mapConstraint(err, "chunk of message "+a.MessageID)
+			}
+		}
+	}
+
+	if p.retryArgs != nil {
+		if _, err := tx.StmtContext(ctx, db.hot.saveRetry).ExecContext(ctx, p.retryArgs...); err != nil {
+			return mapConstraint(err, "pending retry")
+		}
+	}
+	if p.w.DeleteRetry {
+		if _, err := tx.StmtContext(ctx, db.hot.deleteRetry).ExecContext(ctx, ev.SessionID); err != nil {
+			return err
+		}
+	}
+
+	if id := p.w.DeleteMessage; id != "" {
+		if _, err := tx.StmtContext(ctx, db.hot.scrubEvents).ExecContext(ctx, ev.SessionID, id); err != nil {
+			return err
+		}
+		if err := deleteMessage(ctx, tx, &db.hot, id, ev.SessionID); err != nil {
+			return err
+		}
+	}
+
+	if t := p.w.Task; t != nil {
+		res, err := tx.StmtContext(ctx, db.hot.replaceTask).ExecContext(ctx,
+			t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), t.GateDeadline, fmtNullTime(t.ArchivedAt), t.OnUsageLimit, t.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("%w: task %s", ErrNotFound, t.ID)
+		}
 	}
 	return nil
 }

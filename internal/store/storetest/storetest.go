@@ -29,6 +29,7 @@ type Store interface {
 	ListSessions(ctx context.Context, taskID string) ([]store.Session, error)
 	ListAllSessions(ctx context.Context) ([]store.Session, error)
 	AppendEvent(ctx context.Context, w store.EventWrite) error
+	AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error
 	ListMessages(ctx context.Context, sessionID string) ([]store.Message, error)
 	GetMessage(ctx context.Context, id string) (store.Message, error)
 	SessionSnapshot(ctx context.Context, sessionID string) (store.Session, []store.Message, error)
@@ -92,6 +93,7 @@ var tests = []struct {
 	{"AppendEventMessageLifecycle", testAppendEventMessageLifecycle},
 	{"AppendEventDefaultsTimesFromEvent", testAppendEventDefaultsTimesFromEvent},
 	{"AppendEventIsAtomic", testAppendEventIsAtomic},
+	{"AppendEventsBatchesAreAtomicApart", testAppendEventsBatchesAreAtomicApart},
 	{"AppendEventSeqConflictMessage", testAppendEventSeqConflictMessage},
 	{"ListEvents", testListEvents},
 	{"GateLifecycle", testGateLifecycle},

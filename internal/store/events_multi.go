@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// AppendEvents appends several batches of events in one transaction. Each
+// batch is atomic on its own: its writes are applied in order as
+// AppendEvent applies one (each Seq the session's last_seq+1 at its turn,
+// so one session's events in a batch have consecutive seqs), and either
+// all of them are written or none. errs[i] is batch i's outcome (nil:
+// written; ErrNotClaimed, ErrSeqConflict, ErrNotFound, …: nothing of it
+// is), one entry per batch. A failure of the transaction itself (the
+// commit) is every batch's error.
+//
+// The events of one turn's start or end go in one batch: one commit
+// instead of one per event. Retries due together go as one batch each in
+// one call: one transaction for all their claims.
+func (db *DB) AppendEvents(ctx context.Context, batches ...[]EventWrite) []error {
+	errs := make([]error, len(batches))
+	prepared := make([][]*preparedWrite, len(batches))
+	live := 0
+	for i, b := range batches {
+		for _, w := range b {
+			p, err := prepareEventWrite(w)
+			if err != nil {
+				errs[i] = err
+				prepared[i] = nil
+				break
+			}
+			prepared[i] = append(prepared[i], p)
+		}
+		if errs[i] == nil && len(prepared[i]) > 0 {
+			live++
+		}
+	}
+	if live == 0 {
+		return errs
+	}
+	batchErrs := make([]error, len(batches))
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		clear(batchErrs) // the committer may run this again, alone
+		save, rollback, release := tx.StmtContext(ctx, db.hot.batchSave), tx.StmtContext(ctx, db.hot.batchRollback), tx.StmtContext(ctx, db.hot.batchRelease)
+		for i, ps := range prepared {
+			if len(ps) == 0 {
+				continue
+			}
+			if _, err := save.ExecContext(ctx); err != nil {
+				return fmt.Errorf("store: savepoint: %w", err)
+			}
+			for _, p := range ps {
+				if err := db.applyEventWrite(ctx, tx, p); err != nil {
+					batchErrs[i] = p.wrap(err)
+					break
+				}
+			}
+			if batchErrs[i] != nil {
+				if _, err := rollback.ExecContext(ctx); err != nil {
+					return fmt.Errorf("store: rollback to savepoint: %w", err)
+				}
+			}
+			if _, err := release.ExecContext(ctx); err != nil {
+				return fmt.Errorf("store: release savepoint: %w", err)
+			}
+		}
+		return nil
+	})
+	for i, ps := range prepared {
+		switch {
+		case len(ps) == 0:
+		case err != nil:
+			errs[i] = fmt.Errorf("store: append events: %w", err)
+		case batchErrs[i] != nil:
+			errs[i] = db.fail(db.note(batchErrs[i]))
+		}
+	}
+	return errs
+}
