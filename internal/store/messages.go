@@ -140,3 +140,18 @@ func (db *DB) SealMessages(ctx context.Context, ids ...string) error {
 	}
 	return nil
 }
+
+// CountMessages counts the session's messages of role whose text (with
+// its streamed chunks) is text: whether a prompt was sent before, without
+// reading the conversation.
+func (db *DB) CountMessages(ctx context.Context, sessionID, role, text string) (int, error) {
+	var n int
+	err := db.getRow(ctx, func(s scanner) error { return s.Scan(&n) }, "message count",
+		`SELECT count(*) FROM messages WHERE session_id = ? AND role = ?
+			AND text || coalesce((SELECT group_concat(c.text, '' ORDER BY c.seq) FROM message_chunks c WHERE c.message_id = messages.id), '') = ?`,
+		sessionID, role, text)
+	if err != nil {
+		return 0, fmt.Errorf("store: count messages of %s: %w", sessionID, err)
+	}
+	return n, nil
+}

@@ -96,3 +96,38 @@ func testAppendEventsBatchesAreAtomicApart(t *testing.T, f Factory) {
 	require.Empty(t, db.AppendEvents(ctx), "no batches, no answers")
 	require.Equal(t, []error{nil}, db.AppendEvents(ctx, nil), "an empty batch writes nothing")
 }
+
+// CountMessages counts one role's messages with exactly that text, chunks
+// included, in one session only.
+func testCountMessages(t *testing.T, f Factory) {
+	t.Parallel()
+	db := f.New(t)
+	ctx := t.Context()
+	seed(t, db, "t1", "s1")
+	seed(t, db, "t2", "s2")
+	add := func(sid string, seq int64, id, role, text string) {
+		require.NoError(t, db.AppendEvent(ctx, store.EventWrite{Event: event(sid, seq, "session.message.added", map[string]any{}),
+			UpsertMessage: &store.Message{ID: id, Role: role, Text: text}}))
+	}
+	add("s1", 1, "u1", "user", "fix the bug")
+	add("s1", 2, "a1", "agent", "fix the")
+	require.NoError(t, db.AppendEvent(ctx, store.EventWrite{Event: event("s1", 3, "session.message.updated", map[string]any{}),
+		AppendText: &store.TextAppend{MessageID: "a1", Delta: " bug"}}))
+	add("s1", 4, "u2", "user", "fix the bug")
+	add("s1", 5, "u3", "user", "fix the bug, please")
+	add("s2", 1, "u4", "user", "fix the bug")
+	for _, tc := range []struct {
+		sid, role, text string
+		want            int
+	}{
+		{"s1", "user", "fix the bug", 2},
+		{"s1", "agent", "fix the bug", 1}, // its chunk counts
+		{"s1", "user", "fix the", 0},
+		{"s2", "user", "fix the bug", 1},
+		{"nobody", "user", "fix the bug", 0},
+	} {
+		n, err := db.CountMessages(ctx, tc.sid, tc.role, tc.text)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, n, "%+v", tc)
+	}
+}

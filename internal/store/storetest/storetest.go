@@ -32,6 +32,7 @@ type Store interface {
 	AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error
 	ListMessages(ctx context.Context, sessionID string) ([]store.Message, error)
 	GetMessage(ctx context.Context, id string) (store.Message, error)
+	CountMessages(ctx context.Context, sessionID, role, text string) (int, error)
 	SessionSnapshot(ctx context.Context, sessionID string) (store.Session, []store.Message, error)
 	ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]store.Event, error)
 	ListMessagesPage(ctx context.Context, sessionID string, p store.MessagePage) ([]store.Message, bool, error)
@@ -94,6 +95,7 @@ var tests = []struct {
 	{"AppendEventDefaultsTimesFromEvent", testAppendEventDefaultsTimesFromEvent},
 	{"AppendEventIsAtomic", testAppendEventIsAtomic},
 	{"AppendEventsBatchesAreAtomicApart", testAppendEventsBatchesAreAtomicApart},
+	{"CountMessages", testCountMessages},
 	{"AppendEventSeqConflictMessage", testAppendEventSeqConflictMessage},
 	{"ListEvents", testListEvents},
 	{"GateLifecycle", testGateLifecycle},
