@@ -24,7 +24,11 @@ type Store interface {
 	ListSessions(ctx context.Context, taskID string) ([]store.Session, error)
 	ListAllSessions(ctx context.Context) ([]store.Session, error)
 	AppendEvent(ctx context.Context, w store.EventWrite) error
+	// Batches of events, each atomic, in one transaction (emitAllLocked).
+	AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error
 	ListMessages(ctx context.Context, sessionID string) ([]store.Message, error)
+	GetMessage(ctx context.Context, id string) (store.Message, error)
+	CountMessages(ctx context.Context, sessionID, role, text string) (int, error)
 	ListEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]store.Event, error)
 	// Bounded by bytes (snapshot pages, replays).
 	ListMessagesPage(ctx context.Context, sessionID string, p store.MessagePage) ([]store.Message, bool, error)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -99,13 +101,85 @@ func BenchmarkGateRelease10k(b *testing.B) {
 		n = 1_000
 	}
 	for b.Loop() {
-		closeToLast, cpu := gateRelease(b, n)
+		closeToLast, cpu, calls := gateRelease(b, n)
 		b.ReportMetric(closeToLast.Seconds(), "s-close-to-last")
 		b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-µs/session")
+		b.ReportMetric(float64(calls.writes.Load())/float64(n), "writes/session")
+		b.ReportMetric(float64(calls.reads.Load())/float64(n), "reads/session")
 	}
 }
 
-func gateRelease(b *testing.B, n int) (closeToLast, cpu time.Duration) {
+// countingStore counts the store calls of the release: writes (each one
+// commit, however many events it carries) and reads.
+type countingStore struct {
+	*store.DB
+	on            atomic.Bool
+	writes, reads atomic.Int64
+}
+
+func (c *countingStore) w() {
+	if c.on.Load() {
+		c.writes.Add(1)
+	}
+}
+
+func (c *countingStore) r() {
+	if c.on.Load() {
+		c.reads.Add(1)
+	}
+}
+
+func (c *countingStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	c.w()
+	return c.DB.AppendEvent(ctx, w)
+}
+
+func (c *countingStore) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	c.w()
+	return c.DB.AppendEvents(ctx, batches...)
+}
+
+func (c *countingStore) SealMessages(ctx context.Context, ids ...string) error {
+	c.w()
+	return c.DB.SealMessages(ctx, ids...)
+}
+
+func (c *countingStore) SaveExecution(ctx context.Context, e store.Execution) error {
+	c.w()
+	return c.DB.SaveExecution(ctx, e)
+}
+
+func (c *countingStore) SavePendingRetry(ctx context.Context, r store.PendingRetry) error {
+	c.w()
+	return c.DB.SavePendingRetry(ctx, r)
+}
+
+func (c *countingStore) DeletePendingRetry(ctx context.Context, sid string) error {
+	c.w()
+	return c.DB.DeletePendingRetry(ctx, sid)
+}
+
+func (c *countingStore) ListMessages(ctx context.Context, sid string) ([]store.Message, error) {
+	c.r()
+	return c.DB.ListMessages(ctx, sid)
+}
+
+func (c *countingStore) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	c.r()
+	return c.DB.GetMessage(ctx, id)
+}
+
+func (c *countingStore) CountMessages(ctx context.Context, sid, role, text string) (int, error) {
+	c.r()
+	return c.DB.CountMessages(ctx, sid, role, text)
+}
+
+func (c *countingStore) GetSession(ctx context.Context, id string) (store.Session, error) {
+	c.r()
+	return c.DB.GetSession(ctx, id)
+}
+
+func gateRelease(b *testing.B, n int) (closeToLast, cpu time.Duration, calls *countingStore) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	db, err := store.Open(ctx, dir)
@@ -118,7 +192,8 @@ func gateRelease(b *testing.B, n int) (closeToLast, cpu time.Duration) {
 	// Probes every 200ms, so the gate finds the provider back at once; the
 	// release window is the default.
 	probe := 200 * time.Millisecond
-	svc, err := New(Config{Store: db, Agents: agents, DataDir: dir, Clock: quartz.NewReal(),
+	calls = &countingStore{DB: db}
+	svc, err := New(Config{Store: calls, Agents: agents, DataDir: dir, Clock: quartz.NewReal(),
 		Policy:   routingerr.PolicyConfig{Scale: 0.01},
 		Overload: overload.Config{FirstProbe: probe, Backoff: []time.Duration{probe}, MinProbeInterval: probe},
 		Profiles: map[string]lifecycle.Profile{"mock": {Name: "mock", Command: "in-process"}}, SubscriberBuffer: 1 << 16})
@@ -151,6 +226,19 @@ func gateRelease(b *testing.B, n int) (closeToLast, cpu time.Duration) {
 
 	feed := svc.SubscribeTasks(n*8 + 1024)
 	defer feed.Close()
+	if path := os.Getenv("GATE_RELEASE_CPUPROFILE"); path != "" {
+		// The release alone (go test -cpuprofile takes the setup too).
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = f.Close() }()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	calls.on.Store(true)
 	cpu0 := cpuTime(b)
 	agents.down.Store(false)
 	var closed, last time.Time
@@ -181,10 +269,11 @@ func gateRelease(b *testing.B, n int) (closeToLast, cpu time.Duration) {
 		}
 	}
 	cpu = cpuTime(b) - cpu0
+	calls.on.Store(false)
 	if closed.IsZero() {
 		b.Fatal("no gate.updated closed")
 	}
-	return last.Sub(closed), cpu
+	return last.Sub(closed), cpu, calls
 }
 
 // waitFor polls cond (real timers: a benchmark's setup, not a backoff).

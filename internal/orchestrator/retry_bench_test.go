@@ -38,6 +38,24 @@ func (c *claimRecorder) AppendEvent(ctx context.Context, w store.EventWrite) err
 	return err
 }
 
+func (c *claimRecorder) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	errs := c.DB.AppendEvents(ctx, batches...)
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, b := range batches {
+		for _, w := range b {
+			if w.ClaimRetry != nil {
+				c.late = append(c.late, now.Sub(c.due[w.Event.SessionID]))
+				if errs[i] != nil {
+					c.lost++
+				}
+			}
+		}
+	}
+	return errs
+}
+
 // hangAgents start executions that wait for their turn's end: the
 // benchmark measures the claims, not what the attempts do next.
 type hangAgents struct{}

@@ -31,6 +31,18 @@ func (s slowNoticeStore) AppendEvent(ctx context.Context, w store.EventWrite) er
 	return err
 }
 
+func (s slowNoticeStore) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	errs := s.Store.AppendEvents(ctx, batches...)
+	for _, b := range batches {
+		for _, w := range b {
+			if w.SaveRetry != nil {
+				s.clock.Advance(300 * time.Millisecond)
+			}
+		}
+	}
+	return errs
+}
+
 // The timer counts to retry_at, not the delay from whenever the writes
 // that park the retry are done: found by the fault suite (test/chaos),
 // where every retry fired as late as its notice took to save.
@@ -103,10 +115,21 @@ type failRetryStartStore struct {
 }
 
 func (s failRetryStartStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if err := s.fault(w); err != nil {
+		return err
+	}
+	return s.Store.AppendEvent(ctx, w)
+}
+
+func (s failRetryStartStore) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	return batchesVia(ctx, s.Store, batches, s.fault)
+}
+
+func (s failRetryStartStore) fault(w store.EventWrite) error {
 	if w.Event.Type == "session.turn.started" && strings.Contains(string(w.Event.Payload), `"retry":1`) {
 		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
 	}
-	return s.Store.AppendEvent(ctx, w)
+	return nil
 }
 
 // A retry whose attempt's start cannot be saved ends with the
@@ -140,10 +163,21 @@ type failClaimStore struct {
 
 // AppendEvent: a retry's claim rides on its turn.started (dispatchLocked).
 func (s failClaimStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if err := s.fault(w); err != nil {
+		return err
+	}
+	return s.Store.AppendEvent(ctx, w)
+}
+
+func (s failClaimStore) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	return batchesVia(ctx, s.Store, batches, s.fault)
+}
+
+func (s failClaimStore) fault(w store.EventWrite) error {
 	if w.ClaimRetry != nil {
 		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
 	}
-	return s.Store.AppendEvent(ctx, w)
+	return nil
 }
 
 // A due retry whose claim cannot be saved fails visibly: the notice that
@@ -268,10 +302,21 @@ type failNoticeDeleteOnce struct {
 }
 
 func (s failNoticeDeleteOnce) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if err := s.fault(w); err != nil {
+		return err
+	}
+	return s.Store.AppendEvent(ctx, w)
+}
+
+func (s failNoticeDeleteOnce) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	return batchesVia(ctx, s.Store, batches, s.fault)
+}
+
+func (s failNoticeDeleteOnce) fault(w store.EventWrite) error {
 	if w.DeleteMessage != "" && s.failed.CompareAndSwap(false, true) {
 		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
 	}
-	return s.Store.AppendEvent(ctx, w)
+	return nil
 }
 
 // A notice whose deletion a full disk refused does not stay above the
@@ -309,10 +354,21 @@ type failResumeStartStore struct {
 }
 
 func (s failResumeStartStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
+	if err := s.fault(w); err != nil {
+		return err
+	}
+	return s.Store.AppendEvent(ctx, w)
+}
+
+func (s failResumeStartStore) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	return batchesVia(ctx, s.Store, batches, s.fault)
+}
+
+func (s failResumeStartStore) fault(w store.EventWrite) error {
 	if w.Event.Type == "session.turn.started" && strings.Contains(string(w.Event.Payload), `"replay":true`) {
 		return fmt.Errorf("%w: database or disk is full", store.ErrUnwritable)
 	}
-	return s.Store.AppendEvent(ctx, w)
+	return nil
 }
 
 // A Resume whose turn cannot be saved puts the banner back: the chat is

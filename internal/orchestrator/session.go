@@ -216,19 +216,73 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 	if rt.gone {
 		return fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
 	}
-	now := s.now()
-	next := rt.sess
+	b, err := s.buildEvent(rt.sess, rt.task, s.now(), pendingEvent{action: action, body: body, c: c})
+	if err != nil {
+		return err
+	}
+	if err := s.store.AppendEvent(s.storeCtx(), b.w); err != nil {
+		return s.persistFailedLocked(rt, action, err)
+	}
+	s.appliedLocked(rt, []builtEvent{b})
+	return nil
+}
+
+// pendingEvent is one event of a batch (emitAllLocked).
+type pendingEvent struct {
+	action string
+	body   map[string]any
+	c      change
+	// state, taskState: a session.state_changed moving the session (and
+	// the task, when taskState is set and differs) from where the events
+	// before it in the batch left them; c.sess and c.task are set from it.
+	state, taskState string
+}
+
+// stateEvent is setStateLocked's event, for a batch.
+func stateEvent(state, taskState string) pendingEvent {
+	return pendingEvent{action: "session.state_changed", state: state, taskState: taskState}
+}
+
+// builtEvent is an event ready for the store, and what it leaves behind.
+type builtEvent struct {
+	w       store.EventWrite
+	sess    store.Session // the session after it
+	task    *store.Task   // the task after it; nil: unchanged
+	payload []byte
+	action  string
+	body    map[string]any
+	notify  bool // a task.updated follows
+	at      time.Time
+}
+
+// buildEvent makes the store write of one event that follows sess and
+// task (the session and task as the events before it leave them).
+func (s *Service) buildEvent(sess store.Session, task store.Task, now time.Time, e pendingEvent) (builtEvent, error) {
+	c, body := e.c, e.body
+	if e.state != "" {
+		next := sess
+		next.State = e.state
+		c.sess = &next
+		if e.taskState != "" && e.taskState != task.State {
+			t := task
+			t.State = e.taskState
+			t.UpdatedAt = now
+			c.task = &t
+		}
+		body = map[string]any{"task_id": task.ID, "state": e.state}
+	}
+	next := sess
 	if c.sess != nil {
 		next = *c.sess
-		next.Model = rt.sess.Model // set only by setModelLocked (model.go)
+		next.Model = sess.Model // set only by setModelLocked (model.go)
 	}
-	next.LastSeq = rt.sess.LastSeq + 1
+	next.LastSeq = sess.LastSeq + 1
 	next.UpdatedAt = now
 	body["session_id"] = next.ID
 	body["seq"] = next.LastSeq
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", action, err)
+		return builtEvent{}, fmt.Errorf("encode %s: %w", e.action, err)
 	}
 	if r := c.retry; r != nil && r.Prompt != "" {
 		// Persisted sanitised like the chat's copy; the armed retry keeps
@@ -238,7 +292,7 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 		c.retry = &persisted
 	}
 	w := store.EventWrite{
-		Event:         store.Event{SessionID: next.ID, Seq: next.LastSeq, Type: action, Payload: payload, At: now},
+		Event:         store.Event{SessionID: next.ID, Seq: next.LastSeq, Type: e.action, Payload: payload, At: now},
 		UpsertMessage: c.upsert,
 		AppendText:    c.append,
 		DeleteMessage: c.delete,
@@ -248,44 +302,110 @@ func (s *Service) persistLocked(rt *sessionRT, action string, body map[string]an
 		ClaimRetry:    c.claim,
 		DeleteRetry:   c.deleteRetry,
 	}
-	if err := s.store.AppendEvent(s.storeCtx(), w); err != nil {
-		if errors.Is(err, store.ErrNotClaimed) {
-			return fmt.Errorf("persist %s: %w", action, err) // not a storage fault: nothing to save
-		}
-		if errors.Is(err, store.ErrNotOwner) {
-			// The session's lease passed to another daemon of the fleet
-			// (fleet.go): nothing more is written here; the owner's loop
-			// disowns it when its renewal finds the lease gone.
-			s.log.Warn("session event refused: another daemon owns the session now",
-				zap.String("session_id", rt.sess.ID), zap.String("action", action))
-			rt.gone = true
-			if t := rt.turn; t != nil {
-				t.stopped = true
-				t.cancel()
-			}
-			return fmt.Errorf("persist %s: %w: %w", action, ErrElsewhere, err)
-		}
-		s.log.Error("persist session event failed; the change is not applied",
-			zap.String("session_id", rt.sess.ID), zap.String("action", action), zap.Error(err))
-		rt.writeErr = err
-		if t := rt.turn; t != nil && t.storeErr == nil {
-			// A running turn with an event missing from the store would end
-			// with a hole in it: stop it now; its end shows the banner.
-			t.storeErr = err
+	return builtEvent{w: w, sess: next, task: c.task, payload: payload, action: e.action, body: body,
+		notify: c.task != nil || c.sess != nil && c.sess.State != "", at: now}, nil
+}
+
+// persistFailedLocked handles a write the store refused; it returns the
+// caller's error.
+func (s *Service) persistFailedLocked(rt *sessionRT, action string, err error) error {
+	if errors.Is(err, store.ErrNotClaimed) {
+		return fmt.Errorf("persist %s: %w", action, err) // not a storage fault: nothing to save
+	}
+	if errors.Is(err, store.ErrNotOwner) {
+		// The session's lease passed to another daemon of the fleet
+		// (fleet.go): nothing more is written here; the owner's loop
+		// disowns it when its renewal finds the lease gone.
+		s.log.Warn("session event refused: another daemon owns the session now",
+			zap.String("session_id", rt.sess.ID), zap.String("action", action))
+		rt.gone = true
+		if t := rt.turn; t != nil {
+			t.stopped = true
 			t.cancel()
 		}
-		return fmt.Errorf("persist %s: %w", action, err)
+		return fmt.Errorf("persist %s: %w: %w", action, ErrElsewhere, err)
 	}
-	rt.sess = next
-	taskChanged := c.task != nil
-	if taskChanged {
-		rt.task = *c.task
+	s.log.Error("persist session event failed; the change is not applied",
+		zap.String("session_id", rt.sess.ID), zap.String("action", action), zap.Error(err))
+	rt.writeErr = err
+	if t := rt.turn; t != nil && t.storeErr == nil {
+		// A running turn with an event missing from the store would end
+		// with a hole in it: stop it now; its end shows the banner.
+		t.storeErr = err
+		t.cancel()
 	}
-	rt.subs.publish(Notification{Action: action, Seq: next.LastSeq, Payload: payload, At: now})
-	s.attentionLocked(rt, action, body)
-	if taskChanged || c.sess != nil && c.sess.State != "" {
+	return fmt.Errorf("persist %s: %w", action, err)
+}
+
+// appliedLocked applies saved events to the session and fans them out, in
+// order; one task.updated for all of them.
+func (s *Service) appliedLocked(rt *sessionRT, bs []builtEvent) {
+	notify := false
+	for _, b := range bs {
+		rt.sess = b.sess
+		if b.task != nil {
+			rt.task = *b.task
+		}
+		rt.subs.publish(Notification{Action: b.action, Seq: b.sess.LastSeq, Payload: b.payload, At: b.at})
+		s.attentionLocked(rt, b.action, b.body)
+		notify = notify || b.notify
+	}
+	if notify {
 		s.publishTask(rt)
 	}
+}
+
+// emitAllLocked persists events of the session in one store call (one
+// commit), after the streamed text buffered before them, and fans them
+// out in order: all of them, or none and an error (handled as
+// persistLocked handles one; the buffered text is dropped with them, as a
+// flush that fails drops it).
+func (s *Service) emitAllLocked(rt *sessionRT, evs []pendingEvent) error {
+	if rt.gone {
+		return fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
+	}
+	var all []pendingEvent
+	if b := rt.stream; b != nil {
+		rt.stream = nil
+		if b.timer != nil {
+			b.timer.Stop()
+		}
+		for _, seg := range b.segs {
+			delta := string(seg.text)
+			all = append(all, pendingEvent{action: "session.message.updated", body: map[string]any{"message_id": seg.id, "delta": delta},
+				c: change{append: &store.TextAppend{MessageID: seg.id, Delta: delta}}})
+		}
+	}
+	all = append(all, evs...)
+	if len(all) == 0 {
+		return nil
+	}
+	now := s.now()
+	sess, task := rt.sess, rt.task
+	bs := make([]builtEvent, 0, len(all))
+	ws := make([]store.EventWrite, 0, len(all))
+	for _, e := range all {
+		b, err := s.buildEvent(sess, task, now, e)
+		if err != nil {
+			return err
+		}
+		sess = b.sess
+		if b.task != nil {
+			task = *b.task
+		}
+		bs = append(bs, b)
+		ws = append(ws, b.w)
+	}
+	var err error
+	if len(ws) == 1 {
+		err = s.store.AppendEvent(s.storeCtx(), ws[0])
+	} else {
+		err = s.store.AppendEvents(s.storeCtx(), ws)[0]
+	}
+	if err != nil {
+		return s.persistFailedLocked(rt, all[len(all)-1].action, err)
+	}
+	s.appliedLocked(rt, bs)
 	return nil
 }
 

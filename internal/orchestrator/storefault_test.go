@@ -31,16 +31,50 @@ type faultStore struct {
 var errDiskFull = fmt.Errorf("%w: database or disk is full (injected)", store.ErrUnwritable)
 
 func (f *faultStore) AppendEvent(ctx context.Context, w store.EventWrite) error {
-	f.mu.Lock()
-	fail := f.failEvent != nil && f.failEvent(w) || f.failClaim && w.ClaimRetry != nil // a retry's claim rides on its turn.started
-	if fail {
-		f.failed++
-	}
-	f.mu.Unlock()
-	if fail {
-		return errDiskFull
+	if err := f.fault(w); err != nil {
+		return err
 	}
 	return f.Store.AppendEvent(ctx, w)
+}
+
+func (f *faultStore) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
+	return batchesVia(ctx, f.Store, batches, f.fault)
+}
+
+// fault is errDiskFull for a write that fails.
+func (f *faultStore) fault(w store.EventWrite) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failEvent != nil && f.failEvent(w) || f.failClaim && w.ClaimRetry != nil { // a retry's claim rides on its turn.started
+		f.failed++
+		return errDiskFull
+	}
+	return nil
+}
+
+// batchesVia runs AppendEvents through a test store's fault: a batch with a
+// write that fails (fault's error) fails whole, as a transaction does, and
+// writes nothing; the others go to next.
+func batchesVia(ctx context.Context, next Store, batches [][]store.EventWrite, fault func(store.EventWrite) error) []error {
+	errs := make([]error, len(batches))
+	var pass [][]store.EventWrite
+	var idx []int
+	for i, b := range batches {
+		for _, w := range b {
+			if errs[i] = fault(w); errs[i] != nil {
+				break
+			}
+		}
+		if errs[i] == nil {
+			pass, idx = append(pass, b), append(idx, i)
+		}
+	}
+	if len(pass) > 0 {
+		for j, err := range next.AppendEvents(ctx, pass...) {
+			errs[idx[j]] = err
+		}
+	}
+	return errs
 }
 
 func (f *faultStore) CreateTask(ctx context.Context, t store.Task, s store.Session) error {

@@ -148,11 +148,14 @@ func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) erro
 	return s.runLocked(rt, t)
 }
 
-// emitTurnStartedLocked records the turn's start; c may carry the session
-// row and a retry's claim.
+// emitTurnStartedLocked records the turn's start and the session's move
+// to STARTING, one commit; c may carry the session row and a retry's
+// claim.
 func (s *Service) emitTurnStartedLocked(rt *sessionRT, t *turn, c change) error {
-	return s.emitLocked(rt, "session.turn.started",
-		map[string]any{"turn_id": t.id, "generation": t.gen, "retry": t.retry, "replay": t.replay}, c)
+	return s.emitAllLocked(rt, []pendingEvent{
+		{action: "session.turn.started", body: map[string]any{"turn_id": t.id, "generation": t.gen, "retry": t.retry, "replay": t.replay}, c: c},
+		stateEvent(store.SessionStarting, store.TaskInProgress),
+	})
 }
 
 // runLocked runs a turn whose start is recorded, in the background.
@@ -161,7 +164,6 @@ func (s *Service) runLocked(rt *sessionRT, t *turn) error {
 	rt.turn = t
 	s.stopIdleLocked(rt)
 	s.armSilenceLocked(rt, t)
-	_ = s.setStateLocked(rt, store.SessionStarting, store.TaskInProgress)
 	if !s.goTurn(func() { s.runTurn(rt, t) }) {
 		rt.turn = nil
 		t.cancel()
@@ -221,15 +223,9 @@ func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) b
 	if inAgent == 0 {
 		return false
 	}
-	msgs, err := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
+	sent, err := s.store.CountMessages(s.storeCtx(), rt.sess.ID, "user", stored)
 	if err != nil {
 		return true // unsure: a continuation is harmless, a duplicate turn is not
-	}
-	sent := 0
-	for _, m := range msgs {
-		if m.Role == "user" && m.Text == stored {
-			sent++
-		}
 	}
 	return inAgent >= sent
 }
@@ -484,21 +480,18 @@ func (s *Service) turnSucceededLocked(rt *sessionRT, t *turn, stopReason string)
 	s.gateSucceededLocked(rt, s.now())
 	s.usageSucceededLocked(rt)
 	s.fallbackSucceededLocked(rt, t)
+	mark := false
 	if rt.retry != nil || t.replay && rt.chain.retry > 0 {
 		s.cfg.Metrics.outcomes.WithLabelValues(outcomeRecovered).Inc()
 		s.log.Info("retry chain recovered", zap.String("session_id", rt.sess.ID), zap.Int("retry", t.retry))
-		if t.retry > 0 {
-			// The page says quietly that this reply took retries.
-			s.markAgentMsgsLocked(rt, t, "retries", t.retry, true)
-		}
+		mark = t.retry > 0 // the page says quietly that this reply took retries
 	}
 	hadRetry := s.forgetRetryLocked(rt) // its row goes with turn.completed
-	s.dropNoticeLocked(rt)
 	rt.chain = chainState{}
 	if stopReason == "" {
 		stopReason = "end_turn"
 	}
-	s.endTurnLocked(rt, t, stopReason, store.SessionWaitingForInput, store.TaskReview, hadRetry)
+	s.succeededEndLocked(rt, t, stopReason, mark, hadRetry) // turnbatch.go: one commit
 }
 
 // errStale marks work from a superseded generation.
