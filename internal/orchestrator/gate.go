@@ -435,17 +435,7 @@ func (s *Service) onRelease(sid string, pr *pendingRelease) {
 	}
 	delete(s.gate.releases, sid)
 	s.gate.mu.Unlock()
-	rt := s.loaded(sid)
-	if rt == nil {
-		return
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	p := rt.retry
-	if p == nil || p.gate != pr.key || p.dispatching || rt.turn != nil {
-		return
-	}
-	s.fireLocked(rt, p)
+	s.queueDue(dueItem{sid: sid, gate: pr.key, woke: s.now()}) // released together, claimed together (retrydue.go)
 }
 
 // onProbeTimer is a gate's timer: the next probe is due.

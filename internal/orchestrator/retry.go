@@ -195,24 +195,13 @@ func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.Pendi
 // fire is the timer callback: claim exactly once, then re-drive the prompt.
 // The in-memory check drops stale callbacks cheaply; the durable claim marks
 // the retry as dispatching, so a crash from here on never replays blindly.
+// Retries due together are claimed together (retrydue.go).
 func (s *Service) fire(p *parkedRetry) {
 	if !s.enter() {
 		return
 	}
 	defer s.leave()
-	woke := s.now()
-	rt := s.loaded(p.rec.SessionID) // rec's key fields never change
-	if rt == nil {
-		return
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.retry != p {
-		return // superseded or cancelled
-	}
-	p.timer = nil // this one fired
-	s.noteLateTimerLocked(rt, p, woke)
-	s.fireLocked(rt, p)
+	s.queueDue(dueItem{sid: p.rec.SessionID, p: p, woke: s.now()}) // rec's key fields never change
 }
 
 // fireLocked runs a due retry, unless its overload gate holds it back.
@@ -229,15 +218,29 @@ func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
 // dispatchLocked claims a parked retry and starts its attempt. The claim
 // rides on the attempt's session.turn.started (one commit): exactly once is
 // the store's conditional update, and a retry that is not claimable leaves
-// no trace of a start. Retries due together share commits in the store's
-// committer.
+// no trace of a start. Retries due together share one transaction
+// (retrydue.go).
 func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
-	sessionID := rt.sess.ID
+	t, evs := s.dispatchEventsLocked(rt, p)
+	began := s.now()
+	err := s.emitAllLocked(rt, evs)
+	s.dispatchedLocked(rt, p, t, err, s.now().Sub(began))
+}
+
+// dispatchEventsLocked is the attempt of a parked retry and the events of
+// its start, which claim the retry.
+func (s *Service) dispatchEventsLocked(rt *sessionRT, p *parkedRetry) (*turn, []pendingEvent) {
 	t := s.newTurn(rt, p.rec.Prompt)
 	t.replay, t.retry, t.fresh, t.probe = true, p.rec.Attempt, !p.rec.Resume, p.probe
-	claim := store.RetryClaim{SessionID: sessionID, Generation: p.rec.Generation, Attempt: p.rec.Attempt}
-	began := s.now()
-	if err := s.emitTurnStartedLocked(rt, t, change{claim: &claim}); err != nil {
+	claim := store.RetryClaim{SessionID: rt.sess.ID, Generation: p.rec.Generation, Attempt: p.rec.Attempt}
+	return t, s.turnStartedEvents(t, change{claim: &claim})
+}
+
+// dispatchedLocked goes on from the claim's outcome: err nil, the attempt
+// runs; otherwise nothing started. claim is how long the claim's commit took.
+func (s *Service) dispatchedLocked(rt *sessionRT, p *parkedRetry, t *turn, err error, claim time.Duration) {
+	sessionID := rt.sess.ID
+	if err != nil {
 		t.cancel()
 		if errors.Is(err, store.ErrUnwritable) {
 			s.claimUnsavedLocked(rt, p, err)
@@ -259,7 +262,7 @@ func (s *Service) dispatchLocked(rt *sessionRT, p *parkedRetry) {
 	p.dispatching = true
 	p.rec.State = store.RetryDispatching
 	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe),
-		zap.Duration("claim", s.now().Sub(began))) // the claim with the turn's start
+		zap.Duration("claim", claim)) // the claim with the turn's start
 	_ = s.runLocked(rt, t) // only ErrClosed: the claimed row becomes manual recovery at the next start
 }
 

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -77,10 +78,14 @@ func (hangExec) Prompt(ctx context.Context, _ string) (lifecycle.PromptResult, e
 
 // BenchmarkRetryFire10k: 10,000 parked retries (durable rows of real
 // sessions) due at the same instant, and spread evenly over one second.
-// Reports how late the timer callbacks start (cb-p99) and how late each
-// retry's durable claim (its turn.started) has returned (claim-p50,
-// claim-p99), both from its retry_at, and the CPU spent per retry from the
-// first due to the last claim.
+// Reports, each from the retry's retry_at: how late the timer callbacks
+// start (cb-p99); how late the store call that claims the retry (with its
+// turn.started and STARTING, one transaction per round of due retries)
+// has returned (claim-p50, claim-p99); and how late the retry's start is
+// published, its claim durable (pub-p50, pub-p99: the task.updated of its
+// STARTING, sent after its session.turn.started) — the fire lateness of
+// issue 13. Also the CPU spent per retry from the first due to the last
+// claim.
 func BenchmarkRetryFire10k(b *testing.B) {
 	for _, tc := range []struct {
 		name   string
@@ -142,6 +147,32 @@ func fireRetries(b *testing.B, n int, spread time.Duration) {
 		recs[i].RetryAt = first.Add(spread * time.Duration(i) / time.Duration(n))
 		rec.due[id] = recs[i].RetryAt
 	}
+	feed := svc.SubscribeTasks(4*n + 1024)
+	defer feed.Close()
+	var pub []time.Duration
+	pubDone := make(chan struct{})
+	go func() { // owned: ends when feed closes or all are seen
+		defer close(pubDone)
+		seen := make(map[string]bool, n)
+		for len(seen) < n {
+			select {
+			case note := <-feed.C():
+				var x struct{ Task TaskView }
+				if note.Action != "task.updated" || json.Unmarshal(note.Payload, &x) != nil || len(x.Task.Sessions) == 0 {
+					continue
+				}
+				sess := x.Task.Sessions[0]
+				if sess.State == store.SessionStarting && !seen[sess.ID] {
+					seen[sess.ID] = true
+					pub = append(pub, note.At.Sub(rec.due[sess.ID]))
+				}
+			case <-feed.Overflowed():
+				return
+			case <-time.After(90 * time.Second):
+				return
+			}
+		}
+	}()
 	for i, id := range ids {
 		rt := &sessionRT{task: store.Task{ID: recs[i].TaskID, Agent: "mock", Workdir: dir, State: store.TaskInProgress},
 			sess: store.Session{ID: id, TaskID: recs[i].TaskID, State: store.SessionWaitingForInput, Generation: 1}}
@@ -169,6 +200,7 @@ func fireRetries(b *testing.B, n int, spread time.Duration) {
 		time.Sleep(5 * time.Millisecond) // waiting for real timers, not for a backoff
 	}
 	cpu := cpuTime(b) - cpu0
+	<-pubDone
 	_ = svc.Close()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -180,5 +212,13 @@ func fireRetries(b *testing.B, n int, spread time.Duration) {
 	b.ReportMetric(float64(clock.late[len(clock.late)*99/100].Microseconds()), "µs-cb-p99")
 	b.ReportMetric(float64(rec.late[n/2].Microseconds()), "µs-claim-p50")
 	b.ReportMetric(float64(rec.late[n*99/100].Microseconds()), "µs-claim-p99")
+	if len(pub) < n {
+		b.Fatalf("%d of %d starts published", len(pub), n)
+	}
+	slices.Sort(pub)
+	b.ReportMetric(float64(pub[n/2].Microseconds()), "µs-pub-p50")
+	b.ReportMetric(float64(pub[n*99/100].Microseconds()), "µs-pub-p99")
+	b.Logf("lateness, from each retry's retry_at: cb = its timer's callback starts; claim = the store call claiming it returns; " +
+		"pub = its claimed start (turn.started, STARTING) is published to subscribers (the fire lateness of issue 13)")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-µs/retry")
 }

@@ -42,6 +42,7 @@ type Service struct {
 	fleet fleetSync // fleet mode of the gates (gate_fleet.go)
 
 	usage usageOwner // usage windows (usagewindow.go)
+	due   dueQueue   // retries due, for one claim transaction per round (retrydue.go)
 
 	slots agentSlots // live agent processes and their line (queue.go)
 

@@ -361,8 +361,24 @@ func (s *Service) appliedLocked(rt *sessionRT, bs []builtEvent) {
 // persistLocked handles one; the buffered text is dropped with them, as a
 // flush that fails drops it).
 func (s *Service) emitAllLocked(rt *sessionRT, evs []pendingEvent) error {
+	bs, ws, err := s.buildAllLocked(rt, evs)
+	if err != nil || len(ws) == 0 {
+		return err
+	}
+	if len(ws) == 1 {
+		err = s.store.AppendEvent(s.storeCtx(), ws[0])
+	} else {
+		err = s.store.AppendEvents(s.storeCtx(), ws)[0]
+	}
+	return s.settleLocked(rt, bs, err)
+}
+
+// buildAllLocked makes the store writes of events of the session, after
+// the streamed text buffered before them (taken from the buffer: a batch
+// that fails drops it, as a flush that fails does).
+func (s *Service) buildAllLocked(rt *sessionRT, evs []pendingEvent) ([]builtEvent, []store.EventWrite, error) {
 	if rt.gone {
-		return fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
+		return nil, nil, fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
 	}
 	var all []pendingEvent
 	if b := rt.stream; b != nil {
@@ -377,9 +393,6 @@ func (s *Service) emitAllLocked(rt *sessionRT, evs []pendingEvent) error {
 		}
 	}
 	all = append(all, evs...)
-	if len(all) == 0 {
-		return nil
-	}
 	now := s.now()
 	sess, task := rt.sess, rt.task
 	bs := make([]builtEvent, 0, len(all))
@@ -387,7 +400,7 @@ func (s *Service) emitAllLocked(rt *sessionRT, evs []pendingEvent) error {
 	for _, e := range all {
 		b, err := s.buildEvent(sess, task, now, e)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		sess = b.sess
 		if b.task != nil {
@@ -396,14 +409,14 @@ func (s *Service) emitAllLocked(rt *sessionRT, evs []pendingEvent) error {
 		bs = append(bs, b)
 		ws = append(ws, b.w)
 	}
-	var err error
-	if len(ws) == 1 {
-		err = s.store.AppendEvent(s.storeCtx(), ws[0])
-	} else {
-		err = s.store.AppendEvents(s.storeCtx(), ws)[0]
-	}
+	return bs, ws, nil
+}
+
+// settleLocked applies built events the store took (err nil) and fans
+// them out, or handles its refusal as persistLocked does.
+func (s *Service) settleLocked(rt *sessionRT, bs []builtEvent, err error) error {
 	if err != nil {
-		return s.persistFailedLocked(rt, all[len(all)-1].action, err)
+		return s.persistFailedLocked(rt, bs[len(bs)-1].action, err)
 	}
 	s.appliedLocked(rt, bs)
 	return nil

@@ -152,10 +152,15 @@ func (s *Service) launchLocked(rt *sessionRT, t *turn, next *store.Session) erro
 // to STARTING, one commit; c may carry the session row and a retry's
 // claim.
 func (s *Service) emitTurnStartedLocked(rt *sessionRT, t *turn, c change) error {
-	return s.emitAllLocked(rt, []pendingEvent{
+	return s.emitAllLocked(rt, s.turnStartedEvents(t, c))
+}
+
+// turnStartedEvents are the events of a turn's start.
+func (s *Service) turnStartedEvents(t *turn, c change) []pendingEvent {
+	return []pendingEvent{
 		{action: "session.turn.started", body: map[string]any{"turn_id": t.id, "generation": t.gen, "retry": t.retry, "replay": t.replay}, c: c},
 		stateEvent(store.SessionStarting, store.TaskInProgress),
-	})
+	}
 }
 
 // runLocked runs a turn whose start is recorded, in the background.

@@ -3,8 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
+
+// errDirtyBatch: a batch failed after it wrote something; AppendEvents
+// runs again with savepoints.
+var errDirtyBatch = errors.New("store: a batch failed part-way")
 
 // AppendEvents appends several batches of events in one transaction. Each
 // batch is atomic on its own: its writes are applied in order as
@@ -40,33 +45,66 @@ func (db *DB) AppendEvents(ctx context.Context, batches ...[]EventWrite) []error
 		return errs
 	}
 	batchErrs := make([]error, len(batches))
+	// Optimistic first: no savepoints (each costs a copy of every page it
+	// touches in the sub-journal), since a batch that fails mostly fails
+	// at its claim, before it wrote anything. A batch that fails once it
+	// wrote something makes the whole transaction run again, each batch in
+	// a savepoint.
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		clear(batchErrs) // the committer may run this again, alone
-		save, rollback, release := tx.StmtContext(ctx, db.hot.batchSave), tx.StmtContext(ctx, db.hot.batchRollback), tx.StmtContext(ctx, db.hot.batchRelease)
 		for i, ps := range prepared {
-			if len(ps) == 0 {
-				continue
-			}
-			if _, err := save.ExecContext(ctx); err != nil {
-				return fmt.Errorf("store: savepoint: %w", err)
-			}
-			for _, p := range ps {
+			for k, p := range ps {
 				if err := db.applyEventWrite(ctx, tx, p); err != nil {
-					batchErrs[i] = p.wrap(err)
+					if k > 0 || !errors.Is(err, ErrNotClaimed) || live == 1 {
+						if live == 1 {
+							return p.wrap(err) // alone: the transaction is the batch
+						}
+						return errDirtyBatch
+					}
+					batchErrs[i] = p.wrap(err) // nothing of it was written
 					break
 				}
-			}
-			if batchErrs[i] != nil {
-				if _, err := rollback.ExecContext(ctx); err != nil {
-					return fmt.Errorf("store: rollback to savepoint: %w", err)
-				}
-			}
-			if _, err := release.ExecContext(ctx); err != nil {
-				return fmt.Errorf("store: release savepoint: %w", err)
 			}
 		}
 		return nil
 	})
+	if errors.Is(err, errDirtyBatch) {
+		err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			clear(batchErrs)
+			save, rollback, release := tx.StmtContext(ctx, db.hot.batchSave), tx.StmtContext(ctx, db.hot.batchRollback), tx.StmtContext(ctx, db.hot.batchRelease)
+			for i, ps := range prepared {
+				if len(ps) == 0 {
+					continue
+				}
+				if _, err := save.ExecContext(ctx); err != nil {
+					return fmt.Errorf("store: savepoint: %w", err)
+				}
+				for _, p := range ps {
+					if err := db.applyEventWrite(ctx, tx, p); err != nil {
+						batchErrs[i] = p.wrap(err)
+						break
+					}
+				}
+				if batchErrs[i] != nil {
+					if _, err := rollback.ExecContext(ctx); err != nil {
+						return fmt.Errorf("store: rollback to savepoint: %w", err)
+					}
+				}
+				if _, err := release.ExecContext(ctx); err != nil {
+					return fmt.Errorf("store: release savepoint: %w", err)
+				}
+			}
+			return nil
+		})
+	}
+	if live == 1 && err != nil {
+		for i, ps := range prepared {
+			if len(ps) > 0 {
+				errs[i] = err // the batch's own error (db.write noted a fault)
+			}
+		}
+		return errs
+	}
 	for i, ps := range prepared {
 		switch {
 		case len(ps) == 0:

@@ -93,6 +93,17 @@ func testAppendEventsBatchesAreAtomicApart(t *testing.T, f Factory) {
 	require.Equal(t, int64(6), s1.LastSeq)
 	require.Equal(t, store.SessionWaitingForInput, s1.State)
 
+	// Without a batch that fails part-way: s1's retry is gone, s2's claimable.
+	errs = db.AppendEvents(ctx, start("s1", 1), start("s2", 1))
+	require.ErrorIs(t, errs[0], store.ErrNotClaimed)
+	require.NoError(t, errs[1])
+	evs, err = db.ListEvents(ctx, "s2", 0, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 3)
+	s1, err = db.GetSession(ctx, "s1")
+	require.NoError(t, err)
+	require.Equal(t, int64(6), s1.LastSeq, "nothing of the batch whose claim failed")
+
 	require.Empty(t, db.AppendEvents(ctx), "no batches, no answers")
 	require.Equal(t, []error{nil}, db.AppendEvents(ctx, nil), "an empty batch writes nothing")
 }
