@@ -62,6 +62,9 @@ func (s *Service) queueDue(it dueItem) {
 	for {
 		q.mu.Lock()
 		n := min(len(q.items), maxDueRound)
+		if s.ctx.Err() != nil {
+			n = 0 // closing: what is left stays pending, re-armed at the next start
+		}
 		if n == 0 {
 			q.items = nil
 			q.draining = false
