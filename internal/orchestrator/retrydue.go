@@ -1,8 +1,9 @@
 package orchestrator
 
 // Retries due together are claimed together (issue 13: due retries
-// claimed in one transaction per tick). A retry timer's callback, and a
-// gate's release of a session, only queue the session; the first callback
+// claimed in one transaction per tick). A retry timer's callback, and an
+// overload gate's or a usage window's release of a session, only queue the
+// session; the first callback
 // of a burst drains the queue: it takes every retry due so far (at most
 // maxDueRound), asks each one's usage window and overload gate, and claims
 // all that go — each with its session.turn.started and STARTING — in one
@@ -38,13 +39,15 @@ type dueQueue struct {
 	draining bool // a callback is draining; the others only queue
 }
 
-// dueItem is one session to dispatch: its own timer fired (p set), or its
-// gate released it (gate set).
+// dueItem is one session to dispatch: its own timer fired (p set), its
+// overload gate released it (gate set), or its usage window did (usage
+// set). Both staggered releases end here, one path for both.
 type dueItem struct {
-	sid  string
-	p    *parkedRetry
-	gate string
-	woke time.Time
+	sid   string
+	p     *parkedRetry
+	gate  string
+	usage string
+	woke  time.Time
 }
 
 // queueDue queues a due retry and drains the queue, unless a drainer is
@@ -105,6 +108,15 @@ func (s *Service) dispatchRound(round []dueItem) {
 			}
 			p.timer = nil // this one fired
 			s.noteLateTimerLocked(rt, p, it.woke)
+		} else if it.usage != "" {
+			if p == nil || usageKeyOf(p) != it.usage {
+				rt.mu.Unlock()
+				continue // it left the window meanwhile
+			}
+			if p.timer != nil {
+				p.timer.Stop()
+				p.timer = nil
+			}
 		} else if p == nil || p.gate != it.gate {
 			rt.mu.Unlock()
 			continue // it left the gate meanwhile

@@ -357,21 +357,7 @@ func (s *Service) onUsageRelease(sid string, r *usageRelease) {
 	}
 	delete(s.usage.releases, sid)
 	s.usage.mu.Unlock()
-	rt := s.loaded(sid)
-	if rt == nil {
-		return
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	p := rt.retry
-	if p == nil || p.dispatching || rt.turn != nil || usageKeyOf(p) != r.key {
-		return
-	}
-	if p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
-	}
-	s.fireLocked(rt, p)
+	s.queueDue(dueItem{sid: sid, usage: r.key, woke: s.now()}) // as the gate's releases (retrydue.go)
 }
 
 // usageLeaveLocked takes a session off its window (success, cancel, a new
