@@ -94,10 +94,11 @@ type dueStart struct {
 func (s *Service) dispatchRound(round []dueItem) {
 	starts := make([]dueStart, 0, len(round))
 	batches := make([][]store.EventWrite, 0, len(round))
+	held := make(map[*sessionRT]bool, len(round))
 	for _, it := range round {
 		rt := s.loaded(it.sid)
-		if rt == nil {
-			continue
+		if rt == nil || held[rt] {
+			continue // a session queued twice (its timer and a release) goes once; its lock is held
 		}
 		rt.mu.Lock()
 		p := rt.retry
@@ -132,6 +133,7 @@ func (s *Service) dispatchRound(round []dueItem) {
 			rt.mu.Unlock()
 			continue
 		}
+		held[rt] = true
 		starts = append(starts, dueStart{rt: rt, p: p, t: t, bs: bs})
 		batches = append(batches, ws)
 	}

