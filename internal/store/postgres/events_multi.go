@@ -47,7 +47,7 @@ func (db *DB) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) [
 			}
 			for _, p := range ps {
 				if err := applyEventTx(ctx, sp, p); err != nil {
-					batchErrs[i] = fmt.Errorf("store: append event %s/%d: %w", p.w.Event.SessionID, p.w.Event.Seq, err)
+					batchErrs[i] = fmt.Errorf("store: append event %s/%d: %w", p.w.Event.SessionID, p.w.Event.Seq, fenced(err))
 					break
 				}
 			}
