@@ -103,7 +103,7 @@ var errSeq = errors.New("seq check failed")
 // transaction. Either way the write goes through the committers (one
 // round trip, a commit shared with the writes that arrived with it).
 func (db *DB) AppendEvent(ctx context.Context, w store.EventWrite) error {
-	p, err := planEvent(w)
+	p, err := planEvent(w, true)
 	if err == nil {
 		err = db.explain(ctx, w, p, db.submit(ctx, p.async, p.stmts...))
 	}
@@ -124,7 +124,10 @@ type eventPlan struct {
 	async bool
 }
 
-func planEvent(w store.EventWrite) (eventPlan, error) {
+// planEvent plans w; fast plans (an event alone, a streamed chunk) only
+// when the write runs alone: a fast statement that writes nothing raises
+// nothing, which a batch would not notice.
+func planEvent(w store.EventWrite, alone bool) (eventPlan, error) {
 	ev := w.Event
 	if err := validateEventWrite(&w); err != nil {
 		return eventPlan{}, err
@@ -138,7 +141,7 @@ func planEvent(w store.EventWrite) (eventPlan, error) {
 		args = append(args, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
 	}
 	sess := btoi(w.Session != nil)
-	if w.UpsertMessage == nil && w.DeleteMessage == "" && w.Task == nil && w.SaveRetry == nil && w.ClaimRetry == nil && !w.DeleteRetry {
+	if alone && w.UpsertMessage == nil && w.DeleteMessage == "" && w.Task == nil && w.SaveRetry == nil && w.ClaimRetry == nil && !w.DeleteRetry {
 		if a := w.AppendText; a != nil {
 			s := plain("chunk of message "+a.MessageID, chunkSQL[sess], append(args, a.MessageID, a.Delta)...)
 			s.alone = chunkAloneSQL[sess]
