@@ -54,7 +54,11 @@ func (w *relayWiring) start(ctx context.Context, api *wsapi.Server) error {
 		return nil
 	}
 	w.api = api
-	return w.relay.Start(ctx)
+	if err := w.relay.Start(ctx); err != nil {
+		return err
+	}
+	w.svc.SetRemoteSessions(w) // a released session's subscribers go on through the relay
+	return nil
 }
 
 func (w *relayWiring) close() {

@@ -124,7 +124,8 @@ func (l *Leases) Release(ctx context.Context, lease Lease) error {
 // oldest expiry first: the failover of a dead daemon's work. Rows another
 // taker is taking at the same moment are skipped (FOR UPDATE SKIP LOCKED),
 // so any number of takers share the expired leases without waiting for
-// each other and none is taken twice.
+// each other and none is taken twice. A released lease (no holder) is
+// nobody's work and is left for whoever needs it next (Acquire).
 func (l *Leases) TakeExpired(ctx context.Context, kind, holder string, ttl time.Duration, limit int) ([]Lease, error) {
 	if err := validKey(kind, "-", holder); err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ func (l *Leases) TakeExpired(ctx context.Context, kind, holder string, ttl time.
 	}
 	rows, err := l.pool.Query(ctx, `WITH expired AS (
 			SELECT kind, key FROM fleet_leases
-			WHERE kind = $1 AND expires_at <= now()
+			WHERE kind = $1 AND expires_at <= now() AND holder <> ''
 			ORDER BY expires_at, key LIMIT $4
 			FOR UPDATE SKIP LOCKED)
 		UPDATE fleet_leases l SET holder = $2, fence = l.fence + 1, acquired_at = now(),

@@ -38,6 +38,11 @@ type Runner interface {
 	Disown(sessionID string)
 	// StartHanded starts the first turn of a task placed on this daemon.
 	StartHanded(ctx context.Context, sessionID, prompt string) error
+	// ReleaseIdle gives up, with Owner.Release, the leases of those of
+	// sessionIDs (held here) that have nothing running, parked or
+	// waiting here, so that the next command for one is served by
+	// whichever daemon gets it.
+	ReleaseIdle(ctx context.Context, sessionIDs []string)
 }
 
 // OwnerConfig configures an Owner.
@@ -63,8 +68,15 @@ type Owner struct {
 	cfg    OwnerConfig
 	leases *Leases
 
-	mu   sync.Mutex       // guards held, unadopted, runner, cancel, done
+	mu   sync.Mutex       // guards held, pins, releasing, unadopted, runner, cancel, done
 	held map[string]int64 // session id → fence of the lease held
+	// pins count the commands between their Claim and their Unpin: a
+	// pinned session's lease is never released (its command is about to
+	// write the session).
+	pins map[string]int
+	// releasing are the releases in flight: a Claim of one waits for it,
+	// so that it never takes the lease the release is about to end.
+	releasing map[string]chan struct{}
 	// unadopted are sessions taken over whose Adopt failed (the store
 	// refused a read): adopted again at the next poll, so a parked retry
 	// taken over is never left without its timer.
@@ -94,18 +106,35 @@ func NewOwner(cfg OwnerConfig) (*Owner, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	return &Owner{cfg: cfg, leases: NewLeases(cfg.Pool), held: map[string]int64{}}, nil
+	return &Owner{cfg: cfg, leases: NewLeases(cfg.Pool), held: map[string]int64{}, pins: map[string]int{},
+		releasing: map[string]chan struct{}{}}, nil
 }
 
 // Self is this daemon's id.
 func (o *Owner) Self() string { return o.cfg.Self }
 
 // Claim takes session id's lease for this daemon when it is free, expired
-// or already its own. fresh: it was not held here before (the caller
-// reloads the session: another daemon may have written it).
+// or already its own, and pins it (ok): the lease is not released until
+// Unpin. fresh: it was not held here before (the caller reloads the
+// session: another daemon may have written it).
 func (o *Owner) Claim(ctx context.Context, sessionID string) (ok, fresh bool, err error) {
-	o.mu.Lock()
+	for {
+		o.mu.Lock()
+		wait := o.releasing[sessionID]
+		if wait == nil {
+			break
+		}
+		o.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return false, false, ctx.Err()
+		}
+	}
 	_, mine := o.held[sessionID]
+	if mine {
+		o.pins[sessionID]++
+	}
 	o.mu.Unlock()
 	if mine {
 		return true, false, nil
@@ -116,8 +145,82 @@ func (o *Owner) Claim(ctx context.Context, sessionID string) (ok, fresh bool, er
 	}
 	o.mu.Lock()
 	o.held[sessionID] = ls.Fence
+	o.pins[sessionID]++
 	o.mu.Unlock()
 	return true, true, nil
+}
+
+// Unpin ends a Claim's pin: once nothing pins it, an idle session's lease
+// may be released.
+func (o *Owner) Unpin(sessionID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pins[sessionID] <= 1 {
+		delete(o.pins, sessionID)
+		return
+	}
+	o.pins[sessionID]--
+}
+
+// Release gives up session id's lease now, unless a command pins it: its
+// row keeps no holder (Route: nobody runs it), so the next command for the
+// session, on any daemon, claims it. released is false when it was not
+// held here or is pinned. The runner calls it under the session's lock,
+// having found nothing running there.
+func (o *Owner) Release(ctx context.Context, sessionID string) (released bool, err error) {
+	o.mu.Lock()
+	fence, held := o.held[sessionID]
+	if !held || o.pins[sessionID] > 0 || o.releasing[sessionID] != nil {
+		o.mu.Unlock()
+		return false, nil
+	}
+	delete(o.held, sessionID)
+	done := make(chan struct{})
+	o.releasing[sessionID] = done
+	o.mu.Unlock()
+	defer func() {
+		o.mu.Lock()
+		delete(o.releasing, sessionID)
+		o.mu.Unlock()
+		close(done)
+	}()
+	err = o.leases.Release(ctx, Lease{Kind: KindSession, Key: sessionID, Holder: o.cfg.Self, Fence: fence})
+	switch {
+	case errors.Is(err, ErrLeaseLost):
+		return true, nil // expired or taken meanwhile: not ours either way
+	case err != nil:
+		o.mu.Lock()
+		o.held[sessionID] = fence // still ours as far as anyone knows: renewed as before
+		o.mu.Unlock()
+		return false, err
+	}
+	return true, nil
+}
+
+// Forget drops session id from the leases held here without a write: its
+// task was deleted, and its lease row with it.
+func (o *Owner) Forget(sessionID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.held, sessionID)
+}
+
+// ReleaseIdle asks the runner to release the idle sessions among those
+// held here (the loop does it before each renewal).
+func (o *Owner) ReleaseIdle(ctx context.Context) {
+	o.mu.Lock()
+	keys := make([]string, 0, len(o.held))
+	for k := range o.held {
+		if o.pins[k] == 0 {
+			keys = append(keys, k)
+		}
+	}
+	runner := o.runner
+	o.mu.Unlock()
+	if runner != nil && len(keys) > 0 {
+		slices.Sort(keys)
+		runner.ReleaseIdle(ctx, keys)
+	}
 }
 
 // Owns reports whether this daemon holds session id's lease.
@@ -246,6 +349,7 @@ func (o *Owner) loop(ctx context.Context, done chan struct{}) {
 		}
 		if now := o.cfg.Clock.Now(); now.Sub(lastRenew) >= o.cfg.Lease/3 {
 			lastRenew = now
+			o.ReleaseIdle(ctx)
 			if err := o.Renew(ctx); err != nil && ctx.Err() == nil {
 				o.cfg.Logger.Warn("renewing session leases failed; retrying", zap.Error(err))
 			}

@@ -41,6 +41,8 @@ func (r *recorder) StartHanded(_ context.Context, id, _ string) error {
 	return nil
 }
 
+func (r *recorder) ReleaseIdle(context.Context, []string) {}
+
 func owner(t *testing.T, cfg fleet.OwnerConfig) *fleet.Owner {
 	t.Helper()
 	if cfg.Self == "" {

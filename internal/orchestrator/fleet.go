@@ -26,8 +26,17 @@ type Fleet interface {
 	// Self is this daemon's id.
 	Self() string
 	// Claim takes session id's lease for this daemon when it is free,
-	// expired or its own; fresh when it was not held here before.
+	// expired or its own; fresh when it was not held here before. An ok
+	// claim pins the lease until Unpin: it is not released meanwhile.
 	Claim(ctx context.Context, sessionID string) (ok, fresh bool, err error)
+	// Unpin ends a Claim's pin.
+	Unpin(sessionID string)
+	// Release gives up the session's lease now unless a claim pins it
+	// (released false): nobody runs the session until its next command
+	// claims it, on whichever daemon gets it.
+	Release(ctx context.Context, sessionID string) (released bool, err error)
+	// Forget drops a deleted session's lease (its row went with it).
+	Forget(sessionID string)
 	// Holder is the daemon whose lease on the session is current.
 	Holder(ctx context.Context, sessionID string) (string, error)
 	// Place chooses the daemon a new task of agent runs on (named: the
@@ -71,19 +80,21 @@ func (s *Service) placeTask(ctx context.Context, agent, named string) (string, e
 	return target, nil
 }
 
-// claimNew takes the lease of a session about to be created here.
-func (s *Service) claimNew(ctx context.Context, sessionID string) error {
+// claimNew takes the lease of a session about to be created or started
+// here, pinned until the returned unpin (the caller's turn has started by
+// then, so the lease stays).
+func (s *Service) claimNew(ctx context.Context, sessionID string) (unpin func(), err error) {
 	if s.cfg.Fleet == nil {
-		return nil
+		return func() {}, nil
 	}
 	ok, _, err := s.cfg.Fleet.Claim(ctx, sessionID)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrFleet, err)
+		return nil, fmt.Errorf("%w: %w", ErrFleet, err)
 	}
 	if !ok {
-		return fmt.Errorf("%w: session %q", ErrElsewhere, sessionID) // a fresh uuid: never
+		return nil, fmt.Errorf("%w: session %q", ErrElsewhere, sessionID) // a fresh uuid: never
 	}
-	return nil
+	return func() { s.cfg.Fleet.Unpin(sessionID) }, nil
 }
 
 // createPlaced stores a task placed on another daemon and hands it its
@@ -115,9 +126,11 @@ func (s *Service) createPlaced(ctx context.Context, target string, task store.Ta
 // session whose log already holds its prompt started before (its first
 // daemon died after starting it): nothing is sent again.
 func (s *Service) StartHanded(ctx context.Context, sessionID, prompt string) error {
-	if err := s.claimNew(ctx, sessionID); err != nil {
+	unpin, err := s.claimNew(ctx, sessionID)
+	if err != nil {
 		return err
 	}
+	defer unpin()
 	rt, err := s.reload(ctx, sessionID)
 	if errors.Is(err, ErrNotFound) {
 		return nil // deleted meanwhile
@@ -152,29 +165,36 @@ func (s *Service) StartHanded(ctx context.Context, sessionID, prompt string) err
 // owned returns the session's runtime once this daemon owns it: claimed
 // now when its lease is free or expired (and then read afresh: its last
 // owner wrote it), ErrElsewhere while another daemon's lease is current.
-func (s *Service) owned(ctx context.Context, rt *sessionRT, sessionID string) (*sessionRT, error) {
+// The lease is pinned until unpin: the caller acts on the session first.
+func (s *Service) owned(ctx context.Context, rt *sessionRT, sessionID string) (_ *sessionRT, unpin func(), err error) {
 	f := s.cfg.Fleet
 	if f == nil {
-		return rt, nil
+		return rt, func() {}, nil
 	}
 	ok, fresh, err := f.Claim(ctx, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFleet, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrFleet, err)
 	}
 	if !ok {
 		holder, _ := f.Holder(ctx, sessionID)
-		return nil, fmt.Errorf("%w: session %q runs on daemon %s", ErrElsewhere, sessionID, holder)
+		return nil, nil, fmt.Errorf("%w: session %q runs on daemon %s", ErrElsewhere, sessionID, holder)
 	}
-	if !fresh {
-		return rt, nil
+	unpin = func() { f.Unpin(sessionID) }
+	if fresh {
+		if err := s.Adopt(ctx, []string{sessionID}, "claim"); err != nil {
+			unpin()
+			return nil, nil, err
+		}
 	}
-	if err := s.Adopt(ctx, []string{sessionID}, "claim"); err != nil {
-		return nil, err
-	}
+	// The runtime held so far may be one a release dropped (its copy of
+	// the session is stale): the one loaded now is current.
 	if now := s.loaded(sessionID); now != nil {
-		return now, nil
+		return now, unpin, nil
 	}
-	return rt, nil
+	if now, err := s.reload(ctx, sessionID); err == nil {
+		return now, unpin, nil
+	}
+	return rt, unpin, nil
 }
 
 // startFleet is Start on a fleet: the sessions with work in flight — a
@@ -205,6 +225,11 @@ func (s *Service) startFleet(ctx context.Context) error {
 		}
 	}
 	var mine []string
+	defer func() {
+		for _, id := range mine {
+			s.cfg.Fleet.Unpin(id)
+		}
+	}()
 	for _, id := range want {
 		ok, _, err := s.cfg.Fleet.Claim(ctx, id)
 		if err != nil {

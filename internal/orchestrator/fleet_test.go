@@ -23,6 +23,9 @@ func (fakeFleet) Claim(context.Context, string) (bool, bool, error) {
 	return true, false, nil
 }
 func (fakeFleet) Holder(context.Context, string) (string, error) { return "", nil }
+func (fakeFleet) Unpin(string)                                   {}
+func (fakeFleet) Release(context.Context, string) (bool, error)  { return false, nil }
+func (fakeFleet) Forget(string)                                  {}
 func (f fakeFleet) Place(context.Context, string, string) (string, error) {
 	return f.self, nil
 }

@@ -87,9 +87,9 @@ func (s *Service) SubscribeRemote(ctx context.Context, req SubscribeRequest, buf
 		return SubscribeResult{}, nil, fmt.Errorf("get task of session: %w", err)
 	}
 	sub := newSubscription(buffer)
-	sub.remove = src.Watch(sess.ID, res.LastSeq, func(e store.Event) bool {
+	sub.setRemove(src.Watch(sess.ID, res.LastSeq, func(e store.Event) bool {
 		return sub.deliver(Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
-	})
+	}))
 	return res, sub, nil
 }
 

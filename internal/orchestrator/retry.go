@@ -501,9 +501,11 @@ func (s *Service) Recover(ctx context.Context, req RecoverRequest) error {
 	if err != nil {
 		return err
 	}
-	if rt, err = s.owned(ctx, rt, req.SessionID); err != nil {
+	rt, unpin, err := s.owned(ctx, rt, req.SessionID)
+	if err != nil {
 		return err
 	}
+	defer unpin()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	switch req.Action {

@@ -47,6 +47,8 @@ type Service struct {
 	slots agentSlots // live agent processes and their line (queue.go)
 
 	fallback fallbackOwner // fallback profiles' bookkeeping (fallback.go)
+
+	remote remoteFeeds // the fleet's relay, for released sessions' subscribers (lease.go)
 }
 
 // New validates cfg and builds a Service; nothing runs until Start.
@@ -258,12 +260,14 @@ func (s *Service) CreateTask(ctx context.Context, req CreateTaskRequest) (TaskVi
 	task := store.Task{ID: id, Title: title, Agent: agent, Workdir: workdir, MaxAttempts: maxAttempts,
 		GateDeadline: req.GateDeadline, OnUsageLimit: req.OnUsageLimit, State: store.TaskTodo, CreatedAt: now, UpdatedAt: now}
 	sess := store.Session{ID: uuid.NewString(), TaskID: id, State: store.SessionCreated, CreatedAt: now, UpdatedAt: now}
-	if err := s.claimNew(ctx, sess.ID); err != nil {
+	unpin, err := s.claimNew(ctx, sess.ID)
+	if err != nil {
 		if ownDir != "" {
 			_ = os.Remove(ownDir)
 		}
 		return TaskView{}, err
 	}
+	defer unpin()
 	if err := s.store.CreateTask(ctx, task, sess); err != nil {
 		if ownDir != "" {
 			_ = os.Remove(ownDir) // empty: nothing ran in it yet

@@ -11,6 +11,7 @@ type Subscription struct {
 	overflow chan struct{}
 	done     chan struct{}
 	once     sync.Once
+	mu       sync.Mutex // guards remove, and done's closing against rewire
 	remove   func()
 }
 
@@ -37,11 +38,31 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 // Close unregisters the subscription. Safe to call more than once.
 func (s *Subscription) Close() {
 	s.once.Do(func() {
-		if s.remove != nil {
-			s.remove()
-		}
+		s.mu.Lock()
+		remove := s.remove
+		s.remove = nil
 		close(s.done)
+		s.mu.Unlock()
+		if remove != nil {
+			remove()
+		}
 	})
+}
+
+// setRemove makes remove the subscription's unregistering: it is fed from
+// elsewhere now (a released session's feed goes over to the fleet's
+// relay, lease.go). Once the subscription has ended, remove runs at once.
+func (s *Subscription) setRemove(remove func()) {
+	s.mu.Lock()
+	select {
+	case <-s.done:
+		s.mu.Unlock()
+		remove()
+		return
+	default:
+	}
+	s.remove = remove
+	s.mu.Unlock()
 }
 
 // deliver never blocks; it reports false once the subscriber is cut.
@@ -77,11 +98,25 @@ func (f *fanout) add(s *Subscription) {
 		f.subs = make(map[*Subscription]struct{})
 	}
 	f.subs[s] = struct{}{}
+	s.mu.Lock()
 	s.remove = func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		delete(f.subs, s)
 	}
+	s.mu.Unlock()
+}
+
+// take empties the set and returns what it held.
+func (f *fanout) take() map[*Subscription]struct{} {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	subs := f.subs
+	f.subs = nil
+	return subs
 }
 
 func (f *fanout) has(s *Subscription) bool {
@@ -122,7 +157,9 @@ func (f *fanout) closeAll() {
 	f.subs = nil
 	f.mu.Unlock()
 	for s := range subs {
+		s.mu.Lock()
 		s.remove = nil
+		s.mu.Unlock()
 		s.Close()
 	}
 }

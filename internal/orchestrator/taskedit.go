@@ -193,6 +193,11 @@ func (s *Service) DeleteTask(ctx context.Context, req DeleteTaskRequest) (Delete
 		delete(s.sessions, rt.sess.ID)
 	}
 	s.mu.Unlock()
+	if f := s.cfg.Fleet; f != nil {
+		for _, rt := range rts {
+			f.Forget(rt.sess.ID) // its lease row went with it
+		}
+	}
 	for _, rt := range rts {
 		rt.gone = true
 		s.stopIdleLocked(rt)

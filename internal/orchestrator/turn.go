@@ -73,9 +73,11 @@ func (s *Service) Prompt(ctx context.Context, req PromptRequest) error {
 	if err != nil {
 		return err
 	}
-	if rt, err = s.owned(ctx, rt, req.SessionID); err != nil {
+	rt, unpin, err := s.owned(ctx, rt, req.SessionID)
+	if err != nil {
 		return err
 	}
+	defer unpin()
 	return s.startUserTurn(rt, req.Text)
 }
 
@@ -365,9 +367,11 @@ func (s *Service) StopTurn(ctx context.Context, req StopRequest) error {
 	if err != nil {
 		return err
 	}
-	if rt, err = s.owned(ctx, rt, req.SessionID); err != nil {
+	rt, unpin, err := s.owned(ctx, rt, req.SessionID)
+	if err != nil {
 		return err
 	}
+	defer unpin()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if t := rt.turn; t != nil {

@@ -35,6 +35,8 @@ var deleteTaskSQL = []string{
 	`DELETE FROM events WHERE session_id IN (SELECT id FROM sessions WHERE task_id = $1)`,
 	`DELETE FROM executions WHERE session_id IN (SELECT id FROM sessions WHERE task_id = $1)`,
 	`DELETE FROM pending_retries WHERE task_id = $1 OR session_id IN (SELECT id FROM sessions WHERE task_id = $1)`,
+	// A fleet's session leases (internal/fleet) go with their sessions.
+	`DELETE FROM fleet_leases WHERE kind = 'session' AND key IN (SELECT id FROM sessions WHERE task_id = $1)`,
 	`DELETE FROM sessions WHERE task_id = $1`,
 }
 

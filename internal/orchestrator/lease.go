@@ -1,0 +1,116 @@
+package orchestrator
+
+// Releasing the lease of a session that has nothing running here (issue
+// 17): a daemon of a fleet owns a session while it runs, parks or waits
+// for something of it; once the session is idle, its lease is given up,
+// so the next command for it is served by whichever daemon gets it (which
+// claims the lease, fleet.go owned) instead of being forwarded to this
+// one forever.
+
+import (
+	"context"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/orchestratord/orchestratord/internal/store"
+)
+
+// remoteFeeds is the fleet's relay, which a released session's local
+// subscribers are handed to (SetRemoteSessions).
+type remoteFeeds struct {
+	mu  sync.Mutex // guards src
+	src RemoteSessions
+}
+
+// SetRemoteSessions gives the service the fleet's relay: a session whose
+// lease is released keeps its subscribers here fed, from the store, by
+// whichever daemon runs it next. Without it a session that has
+// subscribers keeps its lease.
+func (s *Service) SetRemoteSessions(src RemoteSessions) {
+	s.remote.mu.Lock()
+	defer s.remote.mu.Unlock()
+	s.remote.src = src
+}
+
+func (s *Service) remoteSessions() RemoteSessions {
+	s.remote.mu.Lock()
+	defer s.remote.mu.Unlock()
+	return s.remote.src
+}
+
+// idleLocked: nothing of the session lives here but its copy of the
+// store's rows — no turn, no place in the agents' line, no parked retry
+// (an overload gate's or a usage window's wait is one), no agent process
+// kept for the next prompt, nothing held in memory for the store.
+func idleLocked(rt *sessionRT) bool {
+	switch rt.sess.State {
+	case store.SessionStarting, store.SessionRunning, store.SessionQueued:
+		return false
+	}
+	return rt.turn == nil && rt.retry == nil && rt.exec == nil && rt.stream == nil &&
+		rt.unsaved == nil && !rt.dirty && !rt.staleRow && len(rt.deletes) == 0 && rt.reconcile == nil
+}
+
+// ReleaseIdle releases the leases of those of sessionIDs (held here) that
+// are idle: fleet.Owner calls it before each renewal. A session not in
+// memory has nothing here. The check and the release are one hold of the
+// session's lock, so nothing starts in between; a command that claimed the
+// session pins its lease (Fleet.Claim) and keeps it. The released runtime
+// is dropped (its copy goes stale once another daemon runs the session)
+// and its subscribers are fed by the relay from then on.
+func (s *Service) ReleaseIdle(ctx context.Context, sessionIDs []string) {
+	f := s.cfg.Fleet
+	if f == nil {
+		return
+	}
+	src := s.remoteSessions()
+	n := 0
+	for _, id := range sessionIDs {
+		if ctx.Err() != nil {
+			return
+		}
+		rt := s.loaded(id)
+		if rt == nil {
+			if ok, err := f.Release(ctx, id); err != nil {
+				s.log.Warn("releasing an idle session's lease failed; kept for now", zap.String("session_id", id), zap.Error(err))
+			} else if ok {
+				n++
+			}
+			continue
+		}
+		rt.mu.Lock()
+		if !idleLocked(rt) || rt.gone || src == nil && rt.subs.len() > 0 {
+			rt.mu.Unlock()
+			continue
+		}
+		ok, err := f.Release(ctx, id)
+		if err != nil {
+			rt.mu.Unlock()
+			s.log.Warn("releasing an idle session's lease failed; kept for now", zap.String("session_id", id), zap.Error(err))
+			continue
+		}
+		if !ok {
+			rt.mu.Unlock()
+			continue
+		}
+		n++
+		rt.gone = true // nothing more is written through this copy
+		s.stopIdleLocked(rt)
+		last := rt.sess.LastSeq
+		for sub := range rt.subs.take() {
+			sub.setRemove(src.Watch(id, last, func(e store.Event) bool {
+				return sub.deliver(Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
+			}))
+		}
+		rt.mu.Unlock()
+		s.mu.Lock()
+		if s.sessions[id] == rt {
+			delete(s.sessions, id)
+		}
+		s.mu.Unlock()
+	}
+	if n > 0 {
+		s.log.Debug("released the leases of idle sessions", zap.Int("sessions", n))
+	}
+}
