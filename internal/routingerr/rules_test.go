@@ -658,9 +658,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Upstream request failed: [invalid_request_error] reasoning `encrypted_content` was not issued to this caller")},
 		neg: []Evidence{txt("include reasoning.encrypted_content"), txt("continuation cursor was not issued to this caller")},
 	},
-	"opencode.zen_usage_limit.v1": {
+	"opencode.zen_free_limit_retry.v1": {
 		pos: []Evidence{txt("Free limit reached\n\nSubscribe to OpenCode Go for reliable access to the best open-source models, starting at $5/month.")},
-		neg: []Evidence{txt("OpenCode Go is a subscription"), txt("free limit of 5 sessions")},
+		neg: []Evidence{txt("OpenCode Go is a subscription"), {ExitStatus: "exit status 1", Err: "Free usage exceeded, subscribe to Go"},
+			txt("Free usage exceeded, subscribe to Go\nError: FreeUsageLimitError")},
+	},
+	"opencode.zen_usage_limit.v2": {
+		pos: []Evidence{status(429, `{"type":"error","error":{"type":"FreeUsageLimitError","message":"Free usage exceeded"}}`)},
+		neg: []Evidence{txt("OpenCode Go is a subscription"), txt("free limit of 5 sessions"), txt("usage limit error handling")},
 	},
 	"opencode.zen_free_tier_only.v1": {
 		pos: []Evidence{txt("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode")},

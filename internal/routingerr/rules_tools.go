@@ -3,12 +3,29 @@ package routingerr
 // Errors of the other coding tools and gateways, read from their sources
 // (testdata/catalogue/opencode.jsonl, kiro.jsonl).
 var toolRules = []rule{
-	// OpenCode Zen's limit errors (opencode, session/retry.ts:
-	// FreeUsageLimitError is shown as "Free limit reached" with "Subscribe
-	// to OpenCode Go…"; GoUsageLimitError as "… usage limit reached. It
-	// will reset in …"): the free or Go allowance, until it resets.
-	{id: "opencode.zen_usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
-		any: []string{"freeusagelimiterror", "gousagelimiterror", "subscribe to opencode go"}},
+	// OpenCode Zen's free limit while opencode still retries it
+	// (session/retry.ts: retryable() turns a FreeUsageLimitError into the
+	// retry status "Free usage exceeded, subscribe to Go" with the action
+	// "Free limit reached" / "Subscribe to OpenCode Go…", and policy()
+	// backs off up to five times): a retry notice, not the final error.
+	{id: "opencode.zen_free_limit_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
+		gate:  []string{"subscribe to opencode go", "subscribe to go"},
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i := s.index("subscribe to opencode go", true)
+			if i < 0 {
+				i = s.index("subscribe to go", true)
+			}
+			if i < 0 || s.retriesOver(i) {
+				return -1
+			}
+			return i
+		}},
+	// The Zen limit errors themselves (the final error once the retries are
+	// spent: a FreeUsageLimitError or GoUsageLimitError body): the free or
+	// Go allowance, until it resets.
+	{id: "opencode.zen_usage_limit.v2", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		any: []string{"freeusagelimiterror", "gousagelimiterror"}},
 	// Zen's FreeTierError: "OpenCode's free tier can only be used from
 	// within OpenCode" (a call that is not OpenCode's own).
 	{id: "opencode.zen_free_tier_only.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
