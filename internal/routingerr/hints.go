@@ -91,10 +91,8 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 		}
 	}
 	for _, k := range kwTryAgainIn {
-		if i := s.indexKW(k); i >= 0 {
-			if d, _, ok := parseHumanDuration(low[i+len(k.w):]); ok {
-				return clampHint(d)
-			}
+		if d, ok := durationAfterKW(s, k); ok {
+			return clampHint(d)
 		}
 	}
 	// Rate-limit reset headers, when no retry-after came: OpenAI's
@@ -131,6 +129,43 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 				return clampHint(time.Duration(n) * time.Second)
 			}
+		}
+	}
+	return 0, false
+}
+
+// durationAfterKW reads the duration after keyword k ("retry in 4s"). The
+// automaton finds k across a line wrap or a box border too ("Please retry
+// in\n  39.8s"), so the search skips blanks and borders after k's last word.
+func durationAfterKW(s *scan, k *kw) (time.Duration, bool) {
+	i := s.indexKW(k)
+	if i < 0 {
+		return 0, false
+	}
+	// A wrap inside k ("try\nagain in 2s") keeps its length.
+	if d, _, ok := parseHumanDuration(s.low[min(len(s.low), i+len(k.w)):]); ok {
+		return d, true
+	}
+	w := strings.TrimRight(k.w, " ")
+	for off, n := 0, 0; n < 8; n++ {
+		i := strings.Index(s.low[off:], w)
+		if i < 0 {
+			return 0, false
+		}
+		j := off + i + len(w)
+		off = j
+		for j < len(s.low) && (isBlank(s.low[j]) || s.low[j] == 0xE2 && boxBorder(s.low, j)) {
+			if s.low[j] == 0xE2 {
+				j += 3
+			} else {
+				j++
+			}
+		}
+		if j == off {
+			continue // "retry interval": the keyword's trailing blank is missing
+		}
+		if d, _, ok := parseHumanDuration(s.low[j:]); ok {
+			return d, true
 		}
 	}
 	return 0, false

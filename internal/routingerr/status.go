@@ -11,6 +11,8 @@ var statusMarkers = []string{
 	`"code":`, `"status":`, `"status_code":`, `"statuscode":`, `"api_error_status":`,
 	"request rejected (", "error code: ", "error: http ", "api error (status ",
 	"status code of ", "status_code=", ": http ",
+	// Cloudflare's error pages: "<span class=\"code-label\">Error code 524</span>".
+	"error code ",
 }
 
 // httpStatus returns the effective HTTP status and its offset in raw. A

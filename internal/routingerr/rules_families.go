@@ -1,0 +1,363 @@
+package routingerr
+
+import (
+	"strings"
+	"time"
+)
+
+// Word-family rules (issue 12, heldout4): where the earlier rules list an
+// emitter's sentences, these read what the sentences share — a noun of one
+// family next to a verb of another on the same line, an identifier shape,
+// a retry counter — so a wrapper's or a relay's wording of the same failure
+// needs no rule of its own. Each is tried after the emitter-specific rules
+// of its band; every one decides catalogue rows of its own.
+
+// nearWords finds, on one line, a noun of nouns with a verb of verbs at most
+// before bytes before it or after bytes after it, and no stop word in that
+// window. It returns the noun's offset, or -1. Each noun is looked for at
+// most maxNear times, so a long tail costs a bounded number of windows.
+func nearWords(low string, nouns, verbs, stops []string, before, after int) int {
+	const maxNear = 32
+	for _, n := range nouns {
+		for off, tries := 0, 0; tries < maxNear; tries++ {
+			j := strings.Index(low[off:], n)
+			if j < 0 {
+				break
+			}
+			i := off + j
+			off = i + len(n)
+			ls := strings.LastIndexByte(low[max(0, i-before):i], '\n')
+			ws := max(0, i-before)
+			if ls >= 0 {
+				ws += ls + 1
+			}
+			we := min(len(low), off+after)
+			if nl := strings.IndexByte(low[off:we], '\n'); nl >= 0 {
+				we = off + nl
+			}
+			w := low[ws:we]
+			if containsAny(w, verbs) && !containsAny(w, stops) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func containsAny(s string, ks []string) bool {
+	for _, k := range ks {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// Context overflow: a context noun and an overflow verb on one line, in
+	// any order — "Input length 6491 exceeds context length 1500", "n_keep
+	// (15028) >= n_ctx (7424)", "loaded with context length of only 4096
+	// tokens, which is not enough", "the request exceeds the available
+	// context size". A rate or quota word on the line makes it a rate limit.
+	contextNouns = []string{"context length", "context window", "context size", "context limit", "n_ctx",
+		"maximum context", "max context", "configured limit of"}
+	contextVerbs = []string{"exceed", "overflow", "longer than", "greater than", "larger than", "more than",
+		"too long", "too large", ">=", "not enough", "larger context", "shorter input"}
+	contextStops = []string{"rate limit", "rate_limit", "per minute", "per_minute", "per day", "per_day", "quota",
+		"tokens per min", "approaching"}
+
+	// A rate limit said in any order and spelling: "Rate limit is exceeded",
+	// "exceeded the call rate limit", "Ratelimit exceeded",
+	// "[rate_limit_exceeded]", "hit the rate limit".
+	rateNouns = []string{"rate limit", "ratelimit", "rate_limit"}
+	rateVerbs = []string{"exceed", "reached", " hit", "hit "}
+	rateStops = []string{"approaching", "x-ratelimit"}
+
+	// Money the account lacks: "user quota is not enough"
+	// (insufficient_user_quota), "token quota is not enough", "credit
+	// balance is too low", 用户额度不足 ("user quota insufficient").
+	fundNouns = []string{"quota", "balance", "credit", "funds", "额度", "余额"}
+	fundVerbs = []string{"insufficient", "not enough", "too low", "不足"}
+	fundStops = []string{"rate limit", "per minute", "per_minute"}
+
+	// A model or deployment the provider does not have or will not serve:
+	// "model 'llama2' not found", "The API deployment for this resource does
+	// not exist", "DeploymentNotFound", "model_not_found", "You don't have
+	// access to this model", "the model name is invalid".
+	// The verb follows the noun ("model 'x' not found"), except for access,
+	// which comes first ("don't have access to this model"): "'temperature'
+	// is not supported with this model" is about a parameter.
+	modelNouns = []string{"model", "deployment"}
+	modelVerbs = []string{"not found", "not_found", "notfound", "does not exist", "is invalid", "not supported",
+		"does not support"}
+	accessVerbs = []string{"don't have access", "do not have access", "no access"}
+	modelStops  = []string{"try again", "later", "temporarily", "currently", "overloaded", "capacity", "busy",
+		"output", "response", "json", "content", "retry", "quota", "rate limit", "context", "parameter"}
+	// A local model without tool calling (Ollama: "<name> does not support
+	// tools"); the agent needs tools, so another model is the fix.
+	noToolWords = []string{"does not support tools", "doesn't support tools", "does not support tool use",
+		"does not support function calling", "tools is not supported", "tool use is not supported"}
+
+	// Snake-case error codes that name a server-side failure, in any
+	// wrapping: Zed's "code: internal_server_error", a relay's
+	// "service_unavailable".
+	serverErrorCodes = []string{"internal_server_error", "service_unavailable", "bad_gateway", "gateway_timeout"}
+
+	// The local host cannot hold the model (Ollama's "model requires more
+	// system memory (5.3 GiB) than is available (4.4 GiB)", a CUDA
+	// allocation): a smaller model or freed memory, not a replay.
+	memoryWords = []string{"requires more system memory", "not enough memory", "insufficient memory",
+		"cudamalloc failed: out of memory", "cuda out of memory", "failed to allocate memory"}
+)
+
+// The verbs are keywords too, so a text without any of a family's verbs
+// (a debug log full of "model=") costs the family a few bit tests.
+var (
+	contextVerbKWs = newKWs(contextVerbs)
+	rateVerbKWs    = newKWs(rateVerbs)
+	fundVerbKWs    = newKWs(fundVerbs)
+	modelVerbKWs   = newKWs(slicesClone(modelVerbs), accessVerbs...)
+)
+
+func newKWs(ws []string, more ...string) []*kw {
+	var out []*kw
+	for _, w := range append(ws, more...) {
+		out = append(out, newKW(w))
+	}
+	return out
+}
+
+func (s *scan) hasAnyKW(ks []*kw) bool {
+	for _, k := range ks {
+		if s.hasKW(k) {
+			return true
+		}
+	}
+	return false
+}
+
+var familyRules = []rule{
+	// A wrapper's own retry notice: "Retrying <fn> in 4.0 seconds as it
+	// raised …" (tenacity's before_sleep_log), "API call failed (attempt
+	// 1/3): …" (hermes), "Retrying in 0.5 seconds..." (aider): the caller is
+	// still retrying. The last notice counts; lines indented under it are
+	// its detail, a later error at its own depth ends it.
+	{id: "generic.retry_notice.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.75,
+		gate:  []string{"retrying", "attempt "},
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i, _ := lastRetryNotice(s.low)
+			if i < 0 || s.noticeOver(i) {
+				return -1
+			}
+			return i
+		},
+		hint: func(s *scan, c Classification) Classification {
+			if _, d := lastRetryNotice(s.low); d > 0 && d <= maxHint {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
+
+	{id: "generic.context_family.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.8,
+		gate: contextNouns,
+		match: func(s *scan) int {
+			if !s.hasAnyKW(contextVerbKWs) {
+				return -1
+			}
+			return nearWords(s.low, contextNouns, contextVerbs, contextStops, 64, 96)
+		}},
+
+	{id: "local.insufficient_memory.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: memoryWords},
+	{id: "generic.funds_family.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
+		gate: append([]string{"欠费", "请充值"}, fundNouns...),
+		match: func(s *scan) int {
+			if s.hasAnyKW(fundVerbKWs) {
+				if i := nearWords(s.low, fundNouns, fundVerbs, fundStops, 24, 32); i >= 0 {
+					return i
+				}
+			}
+			if i := s.index("欠费", false); i >= 0 {
+				return i
+			}
+			return s.index("请充值", false)
+		}},
+	{id: "generic.model_family.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,
+		gate: append(slicesClone(noToolWords), modelNouns...),
+		match: func(s *scan) int {
+			for _, k := range noToolWords {
+				if i := s.index(k, false); i >= 0 {
+					return i
+				}
+			}
+			if !s.hasAnyKW(modelVerbKWs) {
+				return -1
+			}
+			if i := nearWords(s.low, modelNouns, modelVerbs, modelStops, 0, 64); i >= 0 {
+				return i
+			}
+			return nearWords(s.low, modelNouns, accessVerbs, modelStops, 32, 0)
+		}},
+
+	{id: "generic.rate_limit_family.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
+		gate: rateNouns,
+		match: func(s *scan) int {
+			if !s.hasAnyKW(rateVerbKWs) {
+				return -1
+			}
+			return nearWords(s.low, rateNouns, rateVerbs, rateStops, 40, 40)
+		}},
+
+	{id: "generic.server_error_code.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,
+		gate:  serverErrorCodes,
+		match: func(s *scan) int { return anyBounded(s.low, serverErrorCodes...) }},
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// lastRetryNotice finds the last retry notice in low: "retrying" with a
+// delay after " in " later on its line, or an attempt counter "attempt N/M"
+// (or "N of M") with N < M on a line that says it failed or retries. It
+// returns the notice's offset and the stated delay (0 when none), or -1.
+// A line that says the retries are over is no notice. Occurrences are read
+// from the end, at most maxNotices of each word, in windows of their line,
+// so a tail full of them costs a bounded amount.
+func lastRetryNotice(low string) (int, time.Duration) {
+	const maxNotices = 16
+	best, delay := -1, time.Duration(0)
+	for end, n := len(low), 0; n < maxNotices; n++ {
+		i := strings.LastIndex(low[:end], "retrying")
+		if i < 0 {
+			break
+		}
+		end = i
+		after := lineWindow(low, i, 0, 200)
+		if retriesEndWords(lineWindow(low, i, 80, 200)) {
+			continue
+		}
+		if k := strings.Index(after, " in "); k >= 0 {
+			if d, _, ok := parseHumanDuration(strings.TrimLeft(after[k+len(" in "):], " ")); ok && d > 0 {
+				best, delay = i, d
+				break
+			}
+		}
+		if attemptCounter(after) {
+			best = i
+			break
+		}
+	}
+	for end, n := len(low), 0; n < maxNotices; n++ {
+		i := strings.LastIndex(low[:end], "attempt ")
+		if i <= best {
+			break
+		}
+		end = i
+		if !attemptCounter(lineWindow(low, i, 0, 24)) {
+			continue
+		}
+		l := lineWindow(low, i, 120, 200)
+		if retriesEndWords(l) || !containsAny(l, []string{"fail", "error", "retry"}) {
+			continue
+		}
+		return i, 0
+	}
+	return best, delay
+}
+
+// lineWindow is low around i, at most before bytes back and after bytes on,
+// cut at the line's ends.
+func lineWindow(low string, i, before, after int) string {
+	ws := max(0, i-before)
+	if nl := strings.LastIndexByte(low[ws:i], '\n'); nl >= 0 {
+		ws += nl + 1
+	}
+	we := min(len(low), i+after)
+	if nl := strings.IndexByte(low[i:we], '\n'); nl >= 0 {
+		we = i + nl
+	}
+	return low[ws:we]
+}
+
+// attemptCounter: s holds "attempt N/M" or "attempt N of M" with N < M.
+func attemptCounter(s string) bool {
+	k := strings.Index(s, "attempt ")
+	if k < 0 {
+		return false
+	}
+	s = s[k+len("attempt "):]
+	n, i := leadingInt(s)
+	if i == 0 {
+		return false
+	}
+	s = s[i:]
+	switch {
+	case strings.HasPrefix(s, "/"):
+		s = s[1:]
+	case strings.HasPrefix(s, " of "):
+		s = s[len(" of "):]
+	default:
+		return false
+	}
+	m, j := leadingInt(s)
+	return j > 0 && n < m
+}
+
+func leadingInt(s string) (int, int) {
+	n, i := 0, 0
+	for i < len(s) && i < 6 && isDigit(s[i]) {
+		n = n*10 + int(s[i]-'0')
+		i++
+	}
+	return n, i
+}
+
+func retriesEndWords(line string) bool {
+	return containsAny(line, []string{"giving up", "gave up", "no more retries", "not retrying", "exceeded retry",
+		"retries exhausted", "max retries", "maximum retries", "after all retries", "stopped retrying", "after retrying",
+		"failed after"})
+}
+
+// lineFrom is low from i to the end of its line.
+func lineFrom(low string, i int) string {
+	if nl := strings.IndexByte(low[i:], '\n'); nl >= 0 {
+		return low[i : i+nl]
+	}
+	return low[i:]
+}
+
+// noticeOver: the retry notice at i is not the last word. The process
+// exited, the turn ended in a JSON-RPC error of its own text, or a later
+// line at the notice's depth or shallower says error. Lines indented deeper
+// than the notice's are its detail ("   📝 Error: HTTP 429 …" under
+// "⚠️  API call failed (attempt 1/3)"), and a JSON body opened on its line
+// is its payload.
+func (s *scan) noticeOver(i int) bool {
+	if s.ev.ExitStatus != "" || s.ev.HasRPCError && i >= s.rpcEnd {
+		return true
+	}
+	ls := strings.LastIndexByte(s.low[:i], '\n') + 1
+	depth := indentOf(s.low[ls:])
+	nl := payloadEnd(s.low, i)
+	for nl >= 0 && nl+1 < len(s.low) {
+		rest := s.low[nl+1:]
+		line := lineFrom(rest, 0)
+		if t := strings.TrimSpace(line); t != "" && indentOf(rest) <= depth && strings.Contains(line, "error") {
+			return true
+		}
+		next := strings.IndexByte(rest, '\n')
+		if next < 0 {
+			break
+		}
+		nl += 1 + next
+	}
+	return false
+}
+
+func indentOf(s string) int {
+	n := 0
+	for n < len(s) && (s[n] == ' ' || s[n] == '\t') {
+		n++
+	}
+	return n
+}

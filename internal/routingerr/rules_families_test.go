@@ -1,0 +1,54 @@
+package routingerr
+
+// Fixtures for the word-family rules (rules_families.go): positives they
+// must win on through the whole table, near misses they must not match.
+func init() {
+	for id, f := range familyFixtures {
+		ruleFixtures[id] = f
+	}
+}
+
+var familyFixtures = map[string]struct{ pos, neg []Evidence }{
+	"generic.retry_notice.v1": {
+		pos: []Evidence{
+			txt("Retrying langchain_openai.chat_models.base._create_retry_decorator.<locals>._completion_with_retry in 8.0 seconds as it raised APIConnectionError: Connection error.."),
+			txt("⚠️  API call failed (attempt 2/3): APIConnectionError\n   📝 Error: Connection error."),
+		},
+		neg: []Evidence{
+			txt("Retrying openai.create in 4.0 seconds as it raised RateLimitError\nError: RateLimitError: Error code: 429"),
+			{ExitStatus: "exit status 1", Err: "Retrying fn in 2.0 seconds as it raised TimeoutError"},
+			txt("API call failed (attempt 3/3): RateLimitError"),
+			txt("Request failed after retrying 3 times in 30 seconds"),
+			txt("Please retry in 39.8s."),
+			txt("stopped retrying in 5 minutes as it kept failing"),
+		},
+	},
+	"generic.context_family.v1": {
+		pos: []Evidence{txt("Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"), txt("Error: Input length 6491 exceeds context length 1500")},
+		neg: []Evidence{txt("the context window is 200k tokens"), txt("Rate limit exceeded: 30000 input tokens per minute; maximum context 128k"),
+			txt("context length: 4096")},
+	},
+	"local.insufficient_memory.v1": {
+		pos: []Evidence{status(500, `{"error":"model requires more system memory (2.7 GiB) than is available (2.3 GiB)"}`)},
+		neg: []Evidence{txt("the memory tool is not enabled"), txt("system memory: 16 GiB")},
+	},
+	"generic.funds_family.v1": {
+		pos: []Evidence{txt("preConsumeQuota failed: {Error:{Message:token quota is not enough Type:new_api_error Code:pre_consume_token_quota_failed} StatusCode:403}"),
+			txt("cause: 用户额度不足, 剩余额度: ＄-0.000002")},
+		neg: []Evidence{txt("the quota is enough for today"), txt("insufficient permissions to read the balance sheet file, see the quota docs later on this page")},
+	},
+	"generic.model_family.v1": {
+		pos: []Evidence{txt(`{"error":"model 'tinyllama' not found, try pulling it first"}`), txt("You don't have access to this model or the model name is invalid")},
+		neg: []Evidence{txt("Unsupported parameter: 'temperature' is not supported with this model."),
+			txt("The model is currently overloaded, try again later"), txt("model output is invalid json"), txt("deployment finished")},
+	},
+	"generic.rate_limit_family.v1": {
+		pos: []Evidence{txt("Error: API error from mistral (model: mistral-vibe-cli-latest): Ratelimit exceeded. Please wait a moment before trying again.")},
+		neg: []Evidence{txt("x-ratelimit-remaining-requests: 7, exceeded nothing"), txt("Approaching the rate limit: 90% reached"),
+			txt("the rate limit is 60 requests per minute")},
+	},
+	"generic.server_error_code.v1": {
+		pos: []Evidence{txt("completion request failed. request_id: 1, code: internal_server_error, message: boom")},
+		neg: []Evidence{txt("not_internal_server_error_count: 0"), txt("internal server errors are retried")},
+	},
+}
