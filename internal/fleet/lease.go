@@ -127,6 +127,47 @@ func (l *Leases) Release(ctx context.Context, lease Lease) error {
 // each other and none is taken twice. A released lease (no holder) is
 // nobody's work and is left for whoever needs it next (Acquire).
 func (l *Leases) TakeExpired(ctx context.Context, kind, holder string, ttl time.Duration, limit int) ([]Lease, error) {
+	return l.take(ctx, kind, holder, ttl, 0, limit)
+}
+
+// TakeExpiredShare is TakeExpired of holder's share of the expired leases,
+// so that the live daemons of the fleet split a dead one's work between
+// them instead of the first to look taking it all. Each lease's key hashes
+// to one live member (fleet_members), members weighted by their room
+// (max_agents - load, at least 1); the holders of expired leases are not
+// live. A lease still expired grace after its expiry is anyone's (its
+// taker died too, or the members disagreed for a moment), as is every
+// lease when holder is not a live member itself.
+func (l *Leases) TakeExpiredShare(ctx context.Context, kind, holder string, ttl, grace time.Duration, limit int) ([]Lease, error) {
+	if grace <= 0 {
+		return nil, fmt.Errorf("fleet: take grace must be positive, got %v", grace)
+	}
+	return l.take(ctx, kind, holder, ttl, grace, limit)
+}
+
+// shareSQL selects the expired leases of $1 that are $2's to take: every
+// one when $5 (grace, µs) is 0.
+const shareSQL = `WITH dead AS (
+		SELECT DISTINCT holder FROM fleet_leases WHERE kind = $1 AND expires_at <= now() AND holder <> ''),
+	live AS (
+		SELECT id, greatest(max_agents - load, 1)::bigint AS w FROM fleet_members
+		WHERE NOT stopped AND expires_at > now() AND id NOT IN (SELECT holder FROM dead)),
+	me AS (
+		SELECT coalesce(sum(w), 0) AS total, coalesce(sum(w) FILTER (WHERE id < $2), 0) AS lo,
+			coalesce(sum(w) FILTER (WHERE id = $2), 0) AS w FROM live),
+	expired AS (
+		SELECT l.kind, l.key FROM fleet_leases l, me
+		WHERE l.kind = $1 AND l.expires_at <= now() AND l.holder <> ''
+			AND ($5 = 0 OR me.w = 0 OR l.expires_at <= now() - $5::bigint * interval '1 microsecond'
+				OR (hashtext(l.key)::bigint & 2147483647) % me.total BETWEEN me.lo AND me.lo + me.w - 1)
+		ORDER BY l.expires_at, l.key LIMIT $4
+		FOR UPDATE OF l SKIP LOCKED)
+	UPDATE fleet_leases l SET holder = $2, fence = l.fence + 1, acquired_at = now(),
+		expires_at = now() + $3::bigint * interval '1 microsecond'
+	FROM expired WHERE l.kind = expired.kind AND l.key = expired.key
+	RETURNING l.key, l.fence, l.expires_at`
+
+func (l *Leases) take(ctx context.Context, kind, holder string, ttl, grace time.Duration, limit int) ([]Lease, error) {
 	if err := validKey(kind, "-", holder); err != nil {
 		return nil, err
 	}
@@ -137,15 +178,7 @@ func (l *Leases) TakeExpired(ctx context.Context, kind, holder string, ttl time.
 	if limit < 1 {
 		return nil, fmt.Errorf("fleet: take limit must be at least 1, got %d", limit)
 	}
-	rows, err := l.pool.Query(ctx, `WITH expired AS (
-			SELECT kind, key FROM fleet_leases
-			WHERE kind = $1 AND expires_at <= now() AND holder <> ''
-			ORDER BY expires_at, key LIMIT $4
-			FOR UPDATE SKIP LOCKED)
-		UPDATE fleet_leases l SET holder = $2, fence = l.fence + 1, acquired_at = now(),
-			expires_at = now() + $3::bigint * interval '1 microsecond'
-		FROM expired WHERE l.kind = expired.kind AND l.key = expired.key
-		RETURNING l.key, l.fence, l.expires_at`, kind, holder, us, limit)
+	rows, err := l.pool.Query(ctx, shareSQL, kind, holder, us, limit, grace.Microseconds())
 	if err != nil {
 		return nil, fmt.Errorf("%w: take expired %s leases: %w", ErrUnavailable, kind, err)
 	}
@@ -163,4 +196,20 @@ func (l *Leases) TakeExpired(ctx context.Context, kind, holder string, ttl time.
 		return nil, fmt.Errorf("%w: take expired %s leases: %w", ErrUnavailable, kind, err)
 	}
 	return out, nil
+}
+
+// NextExpiry is how long until the first current lease of kind held by
+// another daemon than holder runs out, by the database's clock; ok false
+// when there is none.
+func (l *Leases) NextExpiry(ctx context.Context, kind, holder string) (in time.Duration, ok bool, err error) {
+	var us *int64
+	err = l.pool.QueryRow(ctx, `SELECT (extract(epoch FROM min(expires_at) - now()) * 1000000)::bigint FROM fleet_leases
+		WHERE kind = $1 AND holder <> '' AND holder <> $2 AND expires_at > now()`, kind, holder).Scan(&us)
+	if err != nil {
+		return 0, false, fmt.Errorf("%w: next %s lease expiry: %w", ErrUnavailable, kind, err)
+	}
+	if us == nil {
+		return 0, false, nil
+	}
+	return time.Duration(max(*us, 0)) * time.Microsecond, true, nil
 }

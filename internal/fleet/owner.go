@@ -340,14 +340,21 @@ func (o *Owner) loop(ctx context.Context, done chan struct{}) {
 	defer close(done)
 	t := o.cfg.Clock.NewTicker(o.cfg.Poll, "fleet", "owner")
 	defer t.Stop()
+	// expiry fires when the next lease of another daemon runs out, so a
+	// dead daemon's sessions are taken over then, not up to a poll later.
+	expiry := o.cfg.Clock.NewTimer(o.cfg.Poll, "fleet", "owner", "expiry")
+	defer expiry.Stop()
 	lastRenew := o.cfg.Clock.Now()
 	for {
+		polled := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			polled = true
+		case <-expiry.C:
 		}
-		if now := o.cfg.Clock.Now(); now.Sub(lastRenew) >= o.cfg.Lease/3 {
+		if now := o.cfg.Clock.Now(); polled && now.Sub(lastRenew) >= o.cfg.Lease/3 {
 			lastRenew = now
 			o.ReleaseIdle(ctx)
 			if err := o.Renew(ctx); err != nil && ctx.Err() == nil {
@@ -356,6 +363,12 @@ func (o *Owner) loop(ctx context.Context, done chan struct{}) {
 		}
 		if err := o.TakeOver(ctx); err != nil && ctx.Err() == nil {
 			o.cfg.Logger.Warn("taking over expired sessions failed; retrying", zap.Error(err))
+		}
+		if in, ok, err := o.leases.NextExpiry(ctx, KindSession, o.cfg.Self); err == nil && ok {
+			expiry.Reset(in+time.Millisecond, "fleet", "owner", "expiry")
+		}
+		if !polled {
+			continue
 		}
 		if err := o.StartHanded(ctx); err != nil && ctx.Err() == nil {
 			o.cfg.Logger.Warn("starting handed tasks failed; retrying", zap.Error(err))
@@ -411,9 +424,11 @@ func (o *Owner) Renew(ctx context.Context) error {
 // among the takers a batch at a time.
 const takeBatch = 100
 
-// TakeOver takes expired session leases (their daemon died or lost the
-// database) and adopts their sessions; a task handed to the dead daemon
-// and not started yet is handed to this one.
+// TakeOver takes this daemon's share of the expired session leases (their
+// daemon died or lost the database; TakeExpiredShare: the live daemons
+// split them by room, and what is left a poll after its expiry is anyone's)
+// and adopts their sessions; a task handed to the dead daemon and not
+// started yet is handed to this one.
 func (o *Owner) TakeOver(ctx context.Context) error {
 	o.mu.Lock()
 	again, runner := o.unadopted, o.runner
@@ -428,7 +443,7 @@ func (o *Owner) TakeOver(ctx context.Context) error {
 		}
 	}
 	for {
-		taken, err := o.leases.TakeExpired(ctx, KindSession, o.cfg.Self, o.cfg.Lease, takeBatch)
+		taken, err := o.leases.TakeExpiredShare(ctx, KindSession, o.cfg.Self, o.cfg.Lease, o.cfg.Poll, takeBatch)
 		if err != nil || len(taken) == 0 {
 			return err
 		}

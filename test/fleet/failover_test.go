@@ -25,7 +25,8 @@ func parseTime(t testing.TB, s string) time.Time {
 // SIGKILL of daemon B with 50 parked retries: once B's leases run out the
 // other daemons take its sessions over and fire every retry at its
 // original retry_at (or at once, when the takeover comes after it), within
-// lease expiry + 1s; none is lost, none is sent twice, no banner.
+// lease expiry + 1s; the two live daemons split them; none is lost, none is
+// sent twice, no banner.
 func TestFailoverFiresParkedRetriesOnce(t *testing.T) {
 	if os.Getenv("ORCHESTRATORD_FLEET_FULL") == "" {
 		t.Skip("the 50-retry failover takes about 90s; `make fleet` runs it (ORCHESTRATORD_FLEET_FULL=1)")
@@ -106,18 +107,27 @@ func TestFailoverFiresParkedRetriesOnce(t *testing.T) {
 			due = leaseEnd
 		}
 		late = append(late, at.Sub(due))
-		// The issue's bound is 1s; a machine at a load of 40 on 2 cores
-		// wakes a plain timer up to half a second late (the chaos suite's
-		// control timer), so the slowest few get 2s more; 90% must make it.
-		assert.LessOrEqual(t, at.Sub(due), 3*time.Second, "session %s fired %v after max(retry_at, lease expiry)", sid, at.Sub(due))
+		assert.LessOrEqual(t, at.Sub(due), time.Second, "session %s fired %v after max(retry_at, lease expiry)", sid, at.Sub(due))
 		assert.False(t, at.Before(retryAt[sid].Add(-50*time.Millisecond)), "session %s fired before its retry_at", sid)
 		assert.NotEqual(t, f.D(1).ID, f.holder(t, sid), "taken over")
 	}
 	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
-	assert.LessOrEqual(t, late[len(late)*9/10], time.Second, "90%% of the retries fire within lease expiry + 1s of their retry_at")
-	t.Logf("failover of %d parked retries (lease %v): B killed %v before the first retry_at; its leases ran out %v after the kill; "+
-		"fired after max(retry_at, lease expiry): min %v, median %v, p90 %v, max %v",
+	// When each lease was taken, after B's ran out: the takers' checks are
+	// armed at the expiry, not a poll later.
+	var takenAfter []time.Duration
+	rows, err = f.Pool.Query(t.Context(), `SELECT acquired_at FROM fleet_leases WHERE kind = 'session' AND key = ANY($1)`, keys(retryAt))
+	require.NoError(t, err)
+	for rows.Next() {
+		var at time.Time
+		require.NoError(t, rows.Scan(&at))
+		takenAfter = append(takenAfter, at.Sub(leaseEnd))
+	}
+	require.NoError(t, rows.Err())
+	sort.Slice(takenAfter, func(i, j int) bool { return takenAfter[i] < takenAfter[j] })
+	t.Logf("failover of %d parked retries (lease %v): B killed %v before the first retry_at; its leases ran out %v after the kill, "+
+		"taken over %v…%v after that; fired after max(retry_at, lease expiry): min %v, median %v, p90 %v, max %v",
 		n, f.Opts.Lease, first.Sub(killed).Round(time.Millisecond), leaseEnd.Sub(killed).Round(time.Millisecond),
+		takenAfter[0].Round(time.Millisecond), takenAfter[len(takenAfter)-1].Round(time.Millisecond),
 		late[0].Round(time.Millisecond), late[len(late)/2].Round(time.Millisecond), late[len(late)*9/10].Round(time.Millisecond),
 		late[len(late)-1].Round(time.Millisecond))
 
@@ -132,11 +142,25 @@ func TestFailoverFiresParkedRetriesOnce(t *testing.T) {
 	for sid, task := range tasks {
 		assert.Equal(t, 2, per[task], "session %s: the failed prompt and its one retry reached the agent, no more", sid)
 	}
-	var by = map[string]int{}
+	// The two live daemons split B's sessions between them (by room: the
+	// same here, so about half each), rather than the first to look taking
+	// them all.
+	by := map[string]int{}
 	for sid := range fired {
 		by[f.holder(t, sid)]++
 	}
-	t.Logf("taken over: %v", by)
+	t.Logf("taken over: A %d, C %d", by[f.D(0).ID], by[f.D(2).ID])
+	assert.Equal(t, n, by[f.D(0).ID]+by[f.D(2).ID])
+	assert.GreaterOrEqual(t, by[f.D(0).ID], n/5, "A took its share")
+	assert.GreaterOrEqual(t, by[f.D(2).ID], n/5, "C took its share")
+}
+
+func keys(m map[string]time.Time) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 func firstKey(m map[string]time.Time) string {
