@@ -120,3 +120,21 @@ func TestHeldoutFourth(t *testing.T) {
 	logCatalogueEqual(t, rows)
 	measureSet(t, "fourth held-out set", rows, *heldoutRows, *heldoutReport)
 }
+
+// TestHeldoutFifth measures testdata/heldout5: 49 more real errors,
+// collected and labelled on Dec 2 2026 after the word-family rules written
+// from heldout4 had landed, committed before the classifier saw them
+// (testdata/heldout5/README.md): the before score says whether the families
+// generalise.
+func TestHeldoutFifth(t *testing.T) {
+	t.Parallel()
+	known := earlierTexts(t)
+	for _, dir := range []string{"heldout2", "heldout3", "heldout4"} {
+		for _, r := range loadRealRows(t, dir, known) {
+			known[r.Text] = dir + " row " + r.ID
+		}
+	}
+	rows := loadRealRows(t, "heldout5", known)
+	logCatalogueEqual(t, rows)
+	measureSet(t, "fifth held-out set", rows, *heldoutRows, *heldoutReport)
+}
