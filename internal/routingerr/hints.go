@@ -34,7 +34,7 @@ var (
 	kwRetryAfter      = newKW("retry-after")
 	kwRetryDelay      = newKW("retrydelay")
 	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
-	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in ")}
+	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in "), newKW("try again after ")}
 	kwResetIn         = []*kw{newKW("reset after "), newKW("resets in "), newKW("try again in "), newKW("will reset in ")}
 	kwRegainAccess    = newKW("regain access on ")
 	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}

@@ -69,9 +69,15 @@ var (
 	// A rate limit said in any order and spelling: "Rate limit is exceeded",
 	// "exceeded the call rate limit", "Ratelimit exceeded",
 	// "[rate_limit_exceeded]", "hit the rate limit".
-	rateNouns = []string{"rate limit", "ratelimit", "rate_limit"}
+	// A per-minute limit by its unit too: "Tokens per minute limit exceeded"
+	// (Cerebras), "request reached organization max RPM: 3" (Moonshot).
+	rateNouns = []string{"rate limit", "ratelimit", "rate_limit", "per minute limit", "minute limit", "max rpm", "max tpm"}
 	rateVerbs = []string{"exceed", "reached", " hit", "hit "}
-	rateStops = []string{"approaching", "x-ratelimit"}
+	rateStops = []string{"approaching", "x-ratelimit", "per day", "daily", "tpd", "rpd"}
+	// "Too many current requests", "too many pending requests".
+	tooManyNouns = []string{"too many "}
+	tooManyVerbs = []string{"current request", "pending request", "concurrent request", "simultaneous request",
+		"parallel request", "active request", "in-flight request"}
 
 	// Money the account lacks: "user quota is not enough"
 	// (insufficient_user_quota), "token quota is not enough", "credit
@@ -79,6 +85,30 @@ var (
 	fundNouns = []string{"quota", "balance", "credit", "funds", "额度", "余额"}
 	fundVerbs = []string{"insufficient", "not enough", "too low", "不足"}
 	fundStops = []string{"rate limit", "per minute", "per_minute"}
+	// Credits the account has none of, or has used up: "Your newly created
+	// team doesn't have any credits yet", "has either used all available
+	// credits" (xAI). Not for a quota: "used all of your quota" is a window.
+	creditNouns = []string{"credit", "funds", "balance"}
+	creditVerbs = []string{"doesn't have any", "don't have any", "does not have any", "used all", "run out", "ran out",
+		"out of", "no more", "no remaining"}
+
+	// Access refused outright: "Access to the chat endpoint is denied"
+	// (xAI), "Access terminated." (Kimi). A temporary block is a rate limit.
+	denyNouns = []string{"access"}
+	denyVerbs = []string{"denied", "terminated", "forbidden", "revoked", "suspended"}
+	denyStops = []string{"temporarily", "rate", "too many", "retry", "try again", "token"}
+
+	// A request parameter out of the model's range: "max_tokens must be
+	// less than or equal to 16384" (Groq), "max_tokens is too large"
+	// (OpenAI).
+	paramNouns = []string{"max_tokens", "max_output_tokens", "max_completion_tokens", "maxoutputtokens"}
+	paramVerbs = []string{"must be", "less than or equal", "greater than", "exceed", "too large", "is too", "out of range"}
+	paramStops = []string{"context", "input length"}
+
+	// Load on the provider's side: "We're experiencing high traffic right
+	// now!" (Cerebras), "due to heavy load".
+	loadNouns = []string{"traffic", "demand", " load"}
+	loadVerbs = []string{"high ", "heavy ", "increased "}
 
 	// A model or deployment the provider does not have or will not serve:
 	// "model 'llama2' not found", "The API deployment for this resource does
@@ -114,9 +144,13 @@ var (
 // (a debug log full of "model=") costs the family a few bit tests.
 var (
 	contextVerbKWs = newKWs(contextVerbs)
-	rateVerbKWs    = newKWs(rateVerbs)
+	rateVerbKWs    = newKWs(rateVerbs, tooManyVerbs...)
 	fundVerbKWs    = newKWs(fundVerbs)
 	modelVerbKWs   = newKWs(slicesClone(modelVerbs), accessVerbs...)
+	creditVerbKWs  = newKWs(creditVerbs)
+	denyVerbKWs    = newKWs(denyVerbs)
+	paramVerbKWs   = newKWs(paramVerbs)
+	loadVerbKWs    = newKWs(loadVerbs)
 )
 
 func newKWs(ws []string, more ...string) []*kw {
@@ -142,7 +176,7 @@ var familyRules = []rule{
 	// 1/3): …" (hermes), "Retrying in 0.5 seconds..." (aider): the caller is
 	// still retrying. The last notice counts; lines indented under it are
 	// its detail, a later error at its own depth ends it.
-	{id: "generic.retry_notice.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.75,
+	{id: "generic.retry_notice.v2", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.75,
 		gate:  []string{"retrying", "attempt "},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
@@ -170,7 +204,7 @@ var familyRules = []rule{
 
 	{id: "local.insufficient_memory.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: memoryWords},
-	{id: "generic.funds_family.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
+	{id: "generic.funds_family.v2", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
 		gate: append([]string{"欠费", "请充值"}, fundNouns...),
 		match: func(s *scan) int {
 			if s.hasAnyKW(fundVerbKWs) {
@@ -178,10 +212,31 @@ var familyRules = []rule{
 					return i
 				}
 			}
+			if s.hasAnyKW(creditVerbKWs) {
+				if i := nearWords(s.low, creditNouns, creditVerbs, fundStops, 40, 0); i >= 0 {
+					return i
+				}
+			}
 			if i := s.index("欠费", false); i >= 0 {
 				return i
 			}
 			return s.index("请充值", false)
+		}},
+	{id: "generic.access_denied_family.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.75,
+		gate: denyNouns,
+		match: func(s *scan) int {
+			if !s.hasAnyKW(denyVerbKWs) {
+				return -1
+			}
+			return nearWords(s.low, denyNouns, denyVerbs, denyStops, 0, 40)
+		}},
+	{id: "generic.max_tokens_param.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.75,
+		gate: paramNouns,
+		match: func(s *scan) int {
+			if !s.hasAnyKW(paramVerbKWs) {
+				return -1
+			}
+			return nearWords(s.low, paramNouns, paramVerbs, paramStops, 0, 48)
 		}},
 	{id: "generic.model_family.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,
 		gate: append(slicesClone(noToolWords), modelNouns...),
@@ -200,13 +255,36 @@ var familyRules = []rule{
 			return nearWords(s.low, modelNouns, accessVerbs, modelStops, 32, 0)
 		}},
 
-	{id: "generic.rate_limit_family.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
-		gate: rateNouns,
+	{id: "generic.rate_limit_family.v2", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
+		gate: append(slicesClone(rateNouns), tooManyNouns...),
 		match: func(s *scan) int {
 			if !s.hasAnyKW(rateVerbKWs) {
 				return -1
 			}
-			return nearWords(s.low, rateNouns, rateVerbs, rateStops, 40, 40)
+			if i := nearWords(s.low, rateNouns, rateVerbs, rateStops, 40, 40); i >= 0 {
+				return i
+			}
+			return nearWords(s.low, tooManyNouns, tooManyVerbs, rateStops, 0, 24)
+		}},
+	// Load on the provider's side, on an error line.
+	{id: "generic.load_family.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.7,
+		gate:  append(slicesClone(loadNouns), "queue position"),
+		check: checkErrorText,
+		match: func(s *scan) int {
+			if i := s.index("queue position", false); i >= 0 {
+				return i
+			}
+			if !s.hasAnyKW(loadVerbKWs) {
+				return -1
+			}
+			i := nearWords(s.low, loadNouns, loadVerbs, nil, 16, 0)
+			if i < 0 {
+				return -1
+			}
+			if l := lineOf(s.low, i); !s.ev.HasRPCError && s.ev.HTTPStatus < 400 && !isErrorShaped(l) && !strings.Contains(l, "try again") {
+				return -1
+			}
+			return i
 		}},
 
 	{id: "generic.server_error_code.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,
@@ -236,11 +314,13 @@ func lastRetryNotice(low string) (int, time.Duration) {
 		if retriesEndWords(lineWindow(low, i, 80, 200)) {
 			continue
 		}
-		if k := strings.Index(after, " in "); k >= 0 {
-			if d, _, ok := parseHumanDuration(strings.TrimLeft(after[k+len(" in "):], " ")); ok && d > 0 {
-				best, delay = i, d
-				break
-			}
+		if d, ok := delayAfter(after, " in ", " after ", "backoff=", "backoff: ", "delay="); ok {
+			best, delay = i, d
+			break
+		}
+		if strings.HasPrefix(after, "retrying after backoff") || strings.HasPrefix(after, "retrying with backoff") {
+			best = i
+			break
 		}
 		if attemptCounter(after) {
 			best = i
@@ -264,6 +344,22 @@ func lastRetryNotice(low string) (int, time.Duration) {
 	}
 	return best, delay
 }
+
+// delayAfter reads the first duration that follows one of the markers in
+// s: "in 4.0 seconds", "after 2s", "backoff=5s".
+func delayAfter(s string, markers ...string) (time.Duration, bool) {
+	for _, m := range markers {
+		if k := strings.Index(s, m); k >= 0 {
+			if d, _, ok := parseHumanDuration(strings.TrimLeft(s[k+len(m):], " ")); ok && d > 0 {
+				return d, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// lineOf is the line of low that holds i, cut to 256 bytes either side.
+func lineOf(low string, i int) string { return lineWindow(low, i, 256, 256) }
 
 // lineWindow is low around i, at most before bytes back and after bytes on,
 // cut at the line's ends.

@@ -9,7 +9,7 @@ func init() {
 }
 
 var familyFixtures = map[string]struct{ pos, neg []Evidence }{
-	"generic.retry_notice.v1": {
+	"generic.retry_notice.v2": {
 		pos: []Evidence{
 			txt("Retrying langchain_openai.chat_models.base._create_retry_decorator.<locals>._completion_with_retry in 8.0 seconds as it raised APIConnectionError: Connection error.."),
 			txt("⚠️  API call failed (attempt 2/3): APIConnectionError\n   📝 Error: Connection error."),
@@ -32,7 +32,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{status(500, `{"error":"model requires more system memory (2.7 GiB) than is available (2.3 GiB)"}`)},
 		neg: []Evidence{txt("the memory tool is not enabled"), txt("system memory: 16 GiB")},
 	},
-	"generic.funds_family.v1": {
+	"generic.funds_family.v2": {
 		pos: []Evidence{txt("preConsumeQuota failed: {Error:{Message:token quota is not enough Type:new_api_error Code:pre_consume_token_quota_failed} StatusCode:403}"),
 			txt("cause: 用户额度不足, 剩余额度: ＄-0.000002")},
 		neg: []Evidence{txt("the quota is enough for today"), txt("insufficient permissions to read the balance sheet file, see the quota docs later on this page")},
@@ -42,10 +42,22 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Unsupported parameter: 'temperature' is not supported with this model."),
 			txt("The model is currently overloaded, try again later"), txt("model output is invalid json"), txt("deployment finished")},
 	},
-	"generic.rate_limit_family.v1": {
+	"generic.rate_limit_family.v2": {
 		pos: []Evidence{txt("Error: API error from mistral (model: mistral-vibe-cli-latest): Ratelimit exceeded. Please wait a moment before trying again.")},
 		neg: []Evidence{txt("x-ratelimit-remaining-requests: 7, exceeded nothing"), txt("Approaching the rate limit: 90% reached"),
 			txt("the rate limit is 60 requests per minute")},
+	},
+	"generic.load_family.v1": {
+		pos: []Evidence{txt("litellm.RateLimitError: RateLimitError: CerebrasException - We're experiencing high traffic right now! Please try again soon.")},
+		neg: []Evidence{txt("the payload load is high"), txt("traffic was high yesterday in the report"), txt("download the high resolution file")},
+	},
+	"generic.access_denied_family.v1": {
+		pos: []Evidence{txt(`HTTP 403: {"code":"permission-denied","error":"Access to the chat endpoint is denied."}`)},
+		neg: []Evidence{txt("access temporarily denied: too many requests"), txt("access token revoked"), txt("read access granted")},
+	},
+	"generic.max_tokens_param.v1": {
+		pos: []Evidence{txt("400 max_tokens must be less than or equal to 16384, the maximum value for max_tokens is less than the context_window for this model")},
+		neg: []Evidence{txt("input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000"), txt("max_tokens: 4096")},
 	},
 	"generic.server_error_code.v1": {
 		pos: []Evidence{txt("completion request failed. request_id: 1, code: internal_server_error, message: boom")},

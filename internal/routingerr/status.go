@@ -13,6 +13,9 @@ var statusMarkers = []string{
 	"status code of ", "status_code=", ": http ",
 	// Cloudflare's error pages: "<span class=\"code-label\">Error code 524</span>".
 	"error code ",
+	// GitHub Copilot Chat's failure reasons: "Reason: Server error: 503",
+	// "Reason: Request Failed: 408 {…}".
+	"server error: ", "request failed: ",
 }
 
 // httpStatus returns the effective HTTP status and its offset in raw. A
