@@ -38,6 +38,40 @@ func writeTable(w io.Writer, rs []result) {
 	fmt.Fprintln(w, "Times are simulated seconds (real ÷ scale) except the last two columns (real). \"requests in wall\" counts every prompt")
 	fmt.Fprintln(w, "that reached the provider while it answered 529: each session's first prompt plus the retries in brackets.")
 	fmt.Fprintln(w, "A fleet's N is daemons × sessions each; its requests, gaps and probes are the whole fleet's, as the provider sees them.")
+	writeDaemons(w, rs)
+}
+
+// writeDaemons prints each fleet run's daemons apart: where the time from
+// the wall's end to the last session back goes on each.
+func writeDaemons(w io.Writer, rs []result) {
+	header := false
+	for _, r := range rs {
+		if r.mode != "fleet" || !r.gate {
+			continue
+		}
+		if !header {
+			header = true
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "| fleet run | daemon | probes | red banners | replied | wall end → its gate closed | → provider's last answer | → last session back |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		}
+		for i, d := range r.perDaemon {
+			fmt.Fprintf(w, "| %d×%d %s ×%g | %d | %d | %d | %d | %s | %s | %s |\n", r.daemons, r.n, shortDur(r.wall), r.scale, i,
+				d.probes, d.banners, d.replied, orDash(d.closed), orDash(d.lastAnswer), orDash(d.lastReply))
+		}
+	}
+	if header {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Per daemon, simulated seconds from the wall's end: its gate closing (the probe's success, or the fleet's word of it),")
+		fmt.Fprintln(w, "the provider's last answer to one of its released sessions, and its last session back (task.updated).")
+	}
+}
+
+func orDash(v float64) string {
+	if v < 0 {
+		return "—"
+	}
+	return secs(v)
 }
 
 func agentsLabel(mode string) string {

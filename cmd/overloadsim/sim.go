@@ -73,6 +73,16 @@ type result struct {
 	events         int64   // session events the orchestrator wrote: its own work
 	detect         float64 // wall end → gate closed, simulated seconds; -1 when unknown
 	probers        int     // daemons that sent probes
+	perDaemon      []daemonResult
+}
+
+// daemonResult is one daemon's part of a fleet run. Times are simulated
+// seconds from the wall's end; -1 when unknown.
+type daemonResult struct {
+	probes, banners, replied int
+	closed                   float64 // its gate closed (its first gate.updated closed after the wall)
+	lastAnswer               float64 // the provider's last answer to one of its sessions
+	lastReply                float64 // its last session back (task.updated)
 }
 
 // daemon is one orchestrator of a run.
@@ -193,11 +203,12 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 	var mu sync.Mutex // guards outcomes, closings, settled
 	outcomes := make(map[string]outcome, total)
 	var closings []time.Time // every gate.updated of a closed gate, any daemon
+	closingsOf := make([][]time.Time, k)
 	settled := 0
 	allSettled := make(chan struct{})
 	overflow := false
 	var watch sync.WaitGroup
-	watchFeed := func(feed *orchestrator.Subscription) {
+	watchFeed := func(di int, feed *orchestrator.Subscription) {
 		for {
 			select {
 			case <-feed.Done():
@@ -214,6 +225,7 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 					if json.Unmarshal(n.Payload, &b) == nil && b.Gate.State == overload.Closed {
 						mu.Lock()
 						closings = append(closings, n.At)
+						closingsOf[di] = append(closingsOf[di], n.At)
 						mu.Unlock()
 					}
 				case "task.updated":
@@ -251,10 +263,10 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 		}
 	}
 	defer closeFeeds()
-	for _, d := range ds {
+	for di, d := range ds {
 		feed := d.svc.SubscribeTasks(total*16 + 4096)
 		feeds = append(feeds, feed)
-		watch.Go(func() { watchFeed(feed) })
+		watch.Go(func() { watchFeed(di, feed) })
 	}
 
 	// In process mode the wall starts now and lasts W after the last task
@@ -361,11 +373,27 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 			res.minRetryGap = gap
 		}
 	}
-	for _, d := range ds {
+	res.perDaemon = make([]daemonResult, k)
+	for i, d := range ds {
 		p := counter(d.reg, "orchestratord_overload_gate_probes_total")
 		res.probes += p
 		if p > 0 {
 			res.probers++
+		}
+		res.perDaemon[i] = daemonResult{probes: int(p), closed: -1, lastAnswer: -1, lastReply: -1}
+		for _, at := range closingsOf[i] {
+			if c := sp.sim(at.Sub(prov.end)); c >= 0 && (res.perDaemon[i].closed < 0 || c < res.perDaemon[i].closed) {
+				res.perDaemon[i].closed = c
+			}
+		}
+	}
+	daemonOf := make(map[string]int, total)
+	for i, v := range views {
+		daemonOf[v.Sessions[0].ID] = i % k
+	}
+	for _, r := range reqs {
+		if pd := &res.perDaemon[daemonOf[r.session]]; !r.failed && !r.at.Before(prov.end) {
+			pd.lastAnswer = max(pd.lastAnswer, sp.sim(r.at.Sub(prov.end)))
 		}
 	}
 	db := ds[0].db // the fleet's database is one
@@ -382,8 +410,12 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 			if o.at.After(last) {
 				last = o.at
 			}
+			pd := &res.perDaemon[i%k]
+			pd.replied++
+			pd.lastReply = max(pd.lastReply, sp.sim(o.at.Sub(prov.end)))
 		case ok && o.banner:
 			res.banners++
+			res.perDaemon[i%k].banners++
 		}
 		msgs, err := db.ListMessages(ctx, sid)
 		if err != nil {

@@ -398,6 +398,7 @@ func (s *Service) gateSucceededLocked(rt *sessionRT, now time.Time) {
 // gate.mu is held.
 func (s *Service) releaseGateLocked(gr *gateRT, sid string, now time.Time) {
 	key := gr.g.Key()
+	peers := gr.g.Peers() // fleet mode: they go over the same window (Succeeded)
 	rel := gr.g.Succeeded(sid, now)
 	for _, r := range rel {
 		s.armReleaseLocked(key, r.Session, r.At)
@@ -405,7 +406,7 @@ func (s *Service) releaseGateLocked(gr *gateRT, sid string, now time.Time) {
 	}
 	if len(rel) > 0 {
 		s.log.Info("overload gate released its sessions", zap.String("gate", key), zap.Int("released", len(rel)),
-			zap.Duration("window", s.gate.cfg.ReleaseWindowFor(len(rel))))
+			zap.Int("released_elsewhere", peers), zap.Duration("window", s.gate.cfg.ReleaseWindowFor(len(rel)+peers)))
 	}
 	s.afterGateLocked(gr, now)
 }

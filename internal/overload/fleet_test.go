@@ -1,6 +1,7 @@
 package overload
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -111,6 +112,35 @@ func TestFleetGateCountsPeersInTheCadence(t *testing.T) {
 	require.Equal(t, Wait, g.Failed("a", time.Time{}, next.Add(time.Second)))
 	n2, _ := g.NextProbe()
 	require.Equal(t, next.Add(time.Second+2*s), n2, "300 waiting in the fleet: the 2s floor")
+}
+
+func TestFleetGateReleasesAtTheFleetsRate(t *testing.T) {
+	// 300 wait here and 600 on two other daemons. The stagger protects the
+	// provider, so the fleet's 900 go at ReleaseRate (1000/s): 0.9s, each
+	// daemon's over the whole of it, not 300 per daemon over 0.4s.
+	g := New("claude", Config{}, nil)
+	g.SetFleet()
+	require.True(t, g.Follow(Persisted{Key: "claude", State: Open, OpenedAt: at(0), NextProbe: at(5 * s)}))
+	for i := range 300 {
+		require.Equal(t, Wait, g.Failed(fmt.Sprint("s", i), time.Time{}, at(s)))
+	}
+	g.SetPeers(600)
+	rel := g.Succeeded("", at(10*s))
+	require.Len(t, rel, 300)
+	last := rel[len(rel)-1].At.Sub(at(10 * s))
+	require.Greater(t, last, 800*time.Millisecond, "the fleet's 900 over 0.9s: this daemon's last near its end")
+	require.Less(t, last, 900*time.Millisecond)
+	require.Equal(t, 300*time.Millisecond, rel[100].At.Sub(at(10*s)), "evenly over the fleet's window, in queue order")
+
+	// A daemon alone (no peers) keeps its own rate: 300 at 1000/s over the 400ms floor.
+	own := New("claude", Config{}, nil)
+	own.SetFleet()
+	own.Follow(Persisted{Key: "claude", State: Open, OpenedAt: at(0), NextProbe: at(5 * s)})
+	for i := range 300 {
+		own.Failed(fmt.Sprint("s", i), time.Time{}, at(s))
+	}
+	rel = own.Succeeded("", at(10*s))
+	require.Less(t, rel[len(rel)-1].At.Sub(at(10*s)), 400*time.Millisecond)
 }
 
 func released(rs []Release) []string {

@@ -308,7 +308,10 @@ func (g *Gate) ProbeNow(session string, now time.Time) bool {
 // Succeeded records a successful turn on this key: proof that the provider
 // answers. An open gate closes and every waiting session is released,
 // spread over Config.ReleaseWindow in the order they queued; a closed gate
-// forgets the failures it was counting.
+// forgets the failures it was counting. In fleet mode the spread is the
+// fleet's: the other daemons release their Peers over the same window, so
+// the provider sees every waiter of the fleet at ReleaseRate, not one
+// rate per daemon.
 func (g *Gate) Succeeded(session string, now time.Time) []Release {
 	if g.state != Open {
 		if len(g.recent) > 0 {
@@ -320,7 +323,7 @@ func (g *Gate) Succeeded(session string, now time.Time) []Release {
 	g.probe = nil
 	g.remove(session)
 	n := g.queue.Len()
-	offsets := Spread(n, g.cfg.ReleaseWindowFor(n), g.rand)
+	offsets := Spread(n, g.cfg.ReleaseWindowFor(n+g.peers), g.rand)
 	out := make([]Release, 0, n)
 	for e := g.queue.Front(); e != nil; e = e.Next() {
 		w := e.Value.(*Waiter)
