@@ -249,7 +249,8 @@ func (s *Service) startFleet(ctx context.Context) error {
 // Adopt takes up sessions whose leases this daemon just took (from a dead
 // daemon, at a restart, or on a command for a session nobody owned): each
 // is read afresh from the store; a parked retry is re-armed at its
-// original retry_at; a retry that was being dispatched, and a turn that
+// original retry_at, and one that waited on the fleet's overload gate
+// rejoins it (gate_adopt.go); a retry that was being dispatched, and a turn that
 // was running, become an "interrupted" banner, never a blind replay; and
 // where the task's work directory cannot be reached from this machine the
 // banner says the task's machine went away.
@@ -271,6 +272,10 @@ func (s *Service) Adopt(ctx context.Context, sessionIDs []string, from string) e
 			parked[r.SessionID] = r
 		}
 	}
+	ga, err := s.gateAdoptionFor(ctx, parked)
+	if err != nil {
+		return err
+	}
 	for _, id := range sessionIDs {
 		if s.busy(id) {
 			continue // adopted already (an Adopt run again after a failure)
@@ -285,13 +290,13 @@ func (s *Service) Adopt(ctx context.Context, sessionIDs []string, from string) e
 		}
 		rec, ok := parked[id]
 		rt.mu.Lock()
-		s.adoptLocked(rt, rec, ok, from)
+		s.adoptLocked(rt, rec, ok, from, ga)
 		rt.mu.Unlock()
 	}
 	return nil
 }
 
-func (s *Service) adoptLocked(rt *sessionRT, rec store.PendingRetry, parked bool, from string) {
+func (s *Service) adoptLocked(rt *sessionRT, rec store.PendingRetry, parked bool, from string, ga *gateAdoption) {
 	takeover := from != "restart"
 	reason := "interrupted"
 	if !workdirReachable(rt.task.Workdir) {
@@ -312,9 +317,12 @@ func (s *Service) adoptLocked(rt *sessionRT, rec store.PendingRetry, parked bool
 			s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindMachineGone, takeover: takeover, workdir: rt.task.Workdir})
 		case rec.State == store.RetryDispatching:
 			s.recoveryBannerLocked(rt, nil, recoveryReason{kind: "interrupted_retry", takeover: takeover})
+		case key != "" && ga != nil:
+			s.rejoinGateLocked(rt, ga, key) // the fleet's gate (gate_adopt.go)
 		default:
-			// A gated retry's gate lives with its daemon; here it fires on
-			// its own schedule (the gate, if still open here, holds it).
+			// Without the fleet's gates a gated retry's gate lived with its
+			// daemon; here it fires on its own schedule (the gate, if open
+			// here, holds it).
 			if key != "" {
 				rt.chain = chainOf(rec.Attempt, rec.MaxAttempts, deadline)
 			} else {

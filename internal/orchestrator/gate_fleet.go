@@ -305,16 +305,22 @@ func (s *Service) syncFleetGate(ctx context.Context, fg FleetGates, it fleetItem
 			if gr.g.State() != overload.Closed || !gr.fleet.joined.IsZero() {
 				return
 			}
-			gr.g.Follow(persistedOf(*it.row))
-			gr.g.SetPeers(it.row.PeersWaiting)
-			gr.fleet.joined = it.row.OpenedAt
-			gr.fleet.schedRev = gr.g.DurableRev()
+			s.followFleetGateLocked(gr, *it.row)
 		})
 		return nil
 	default:
 		s.dropFleetGate(ctx, fg, it)
 		return nil
 	}
+}
+
+// followFleetGateLocked opens a closed gate because the fleet's, row, is
+// open. gate.mu is held.
+func (s *Service) followFleetGateLocked(gr *gateRT, row fleet.GateRow) {
+	gr.g.Follow(persistedOf(row))
+	gr.g.SetPeers(row.PeersWaiting)
+	gr.fleet.joined = row.OpenedAt
+	gr.fleet.schedRev = gr.g.DurableRev()
 }
 
 // dropFleetGate forgets this daemon's part in a fleet gate that closed.

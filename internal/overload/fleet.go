@@ -24,6 +24,8 @@ package overload
 //
 // The pure contract is unchanged: no clock, no I/O, the owner serialises.
 
+import "time"
+
 // SetFleet puts the gate in fleet mode (see above); it starts without the
 // probe right. A gate not in fleet mode is its daemon's own, as before.
 func (g *Gate) SetFleet() {
@@ -106,4 +108,35 @@ func (g *Gate) Adopt(p Persisted) {
 // open while others in the fleet wait.
 func (g *Gate) Idle() bool {
 	return g.state == Open && g.probe == nil && g.queue.Len() == 0
+}
+
+// Rejoin puts back in the queue a session that waited on this key on
+// another daemon of the fleet — one that died, whose session this daemon
+// took over — with its own Since and Deadline, in its place by Since: it
+// waits (Wait) with this daemon's other waiters, probes only when the
+// gate picks it, and is released with them. Past its deadline it stops
+// (Expired). A gate that is not open (the fleet's closed meanwhile)
+// answers Proceed: the session goes. A session already here stays as it is.
+func (g *Gate) Rejoin(w Waiter, now time.Time) Verdict {
+	if g.state != Open {
+		return Proceed
+	}
+	if !now.Before(w.Deadline) {
+		g.remove(w.Session)
+		return Expired
+	}
+	if _, ok := g.waiting[w.Session]; ok || g.probe != nil && g.probe.Session == w.Session {
+		return Wait
+	}
+	e := g.queue.Back()
+	for e != nil && w.Since.Before(e.Value.(*Waiter).Since) {
+		e = e.Prev()
+	}
+	if e == nil {
+		g.waiting[w.Session] = g.queue.PushFront(&w)
+	} else {
+		g.waiting[w.Session] = g.queue.InsertAfter(&w, e)
+	}
+	g.changed(false)
+	return Wait
 }

@@ -150,3 +150,18 @@ func released(rs []Release) []string {
 	}
 	return out
 }
+
+func TestFleetGateRejoinKeepsTheWaitersPlace(t *testing.T) {
+	g := openFleetGate(t, perSession) // c (since 2s), a, b (since 3s)
+	// d waited since 2.5s on a daemon that died: it goes between c and a.
+	require.Equal(t, Wait, g.Rejoin(Waiter{Session: "d", Since: at(2*s + s/2), Deadline: at(time.Hour)}, at(20*s)))
+	require.Equal(t, 4, g.Waiting())
+	w, ok := g.Waiter("d")
+	require.True(t, ok)
+	require.Equal(t, at(2*s+s/2), w.Since, "its wait goes on from when it began")
+	require.Equal(t, at(time.Hour), w.Deadline, "and its deadline is its chain's")
+	require.Equal(t, Wait, g.Rejoin(Waiter{Session: "d", Since: at(30 * s), Deadline: at(time.Hour)}, at(20*s)), "once")
+	require.Equal(t, Expired, g.Rejoin(Waiter{Session: "e", Since: at(0), Deadline: at(10 * s)}, at(20*s)), "past its deadline")
+	require.Equal(t, []string{"c", "d", "a", "b"}, released(g.Succeeded("", at(21*s))), "released with the others, in order")
+	require.Equal(t, Proceed, g.Rejoin(Waiter{Session: "f", Since: at(0), Deadline: at(time.Hour)}, at(22*s)), "the gate closed meanwhile: it goes")
+}
