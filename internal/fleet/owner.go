@@ -50,11 +50,15 @@ type OwnerConfig struct {
 	Pool  *pgxpool.Pool // required: the store's pool
 	Self  string        // required: this daemon's id
 	Lease time.Duration // the session leases' length; default DefaultLease
-	// Poll is how often expired leases and handed tasks are looked for;
-	// default Lease/10 within [100ms, 1s]. Leases are renewed every Lease/3.
-	Poll   time.Duration
-	Clock  quartz.Clock
-	Logger *zap.Logger
+	// Poll is how often expired leases are looked for; default Lease/10
+	// within [100ms, 1s]. Leases are renewed every Lease/3.
+	Poll time.Duration
+	// StartPoll is how often the tasks handed to this daemon are looked
+	// for without a word of them: the backstop of the NOTIFY that Hand
+	// sends (starts_listen.go). Default Lease/3, at least Poll.
+	StartPoll time.Duration
+	Clock     quartz.Clock
+	Logger    *zap.Logger
 }
 
 // Owner is this daemon's session ownership in a fleet (issue 17): a lease
@@ -62,8 +66,8 @@ type OwnerConfig struct {
 // Lease/3 in one statement; the takeover of the sessions of a daemon whose
 // leases expired (TakeExpired, then Runner.Adopt); and placement, the
 // choice of the daemon a new task runs on and the hand-over of its first
-// prompt (fleet_starts) to that daemon, which picks it up on its next
-// poll.
+// prompt (fleet_starts) to that daemon, which starts it when the NOTIFY
+// of it arrives (or at its next StartPoll).
 type Owner struct {
 	cfg    OwnerConfig
 	leases *Leases
@@ -84,6 +88,8 @@ type Owner struct {
 	runner    Runner
 	cancel    context.CancelFunc
 	done      chan struct{}
+	kick      chan struct{} // buffered 1: a task was handed here (starts_listen.go)
+	starting  sync.Mutex    // serialises StartHanded, so a handed row starts once
 }
 
 // NewOwner checks cfg; nothing runs until Start.
@@ -100,6 +106,9 @@ func NewOwner(cfg OwnerConfig) (*Owner, error) {
 	if cfg.Poll == 0 {
 		cfg.Poll = min(max(cfg.Lease/10, 100*time.Millisecond), time.Second)
 	}
+	if cfg.StartPoll == 0 {
+		cfg.StartPoll = max(cfg.Lease/3, cfg.Poll)
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = quartz.NewReal()
 	}
@@ -107,7 +116,7 @@ func NewOwner(cfg OwnerConfig) (*Owner, error) {
 		cfg.Logger = zap.NewNop()
 	}
 	return &Owner{cfg: cfg, leases: NewLeases(cfg.Pool), held: map[string]int64{}, pins: map[string]int{},
-		releasing: map[string]chan struct{}{}}, nil
+		releasing: map[string]chan struct{}{}, kick: make(chan struct{}, 1)}, nil
 }
 
 // Self is this daemon's id.
@@ -306,8 +315,9 @@ func (o *Owner) Place(ctx context.Context, agent, named string) (string, error) 
 
 // Hand gives the first prompt of a task placed on daemon to it: the
 // session's lease becomes daemon's and the prompt waits in fleet_starts,
-// both in one statement, until daemon (or, should it die first, the
-// daemon that takes the lease over) starts it.
+// both in one statement, with a NOTIFY to daemon (StartsChannel), until
+// daemon (or, should it die first, the daemon that takes the lease over)
+// starts it.
 func (o *Owner) Hand(ctx context.Context, sessionID, daemon, prompt string) error {
 	_, err := o.cfg.Pool.Exec(ctx, `WITH l AS (
 			INSERT INTO fleet_leases (kind, key, holder, fence, acquired_at, expires_at)
@@ -315,7 +325,8 @@ func (o *Owner) Hand(ctx context.Context, sessionID, daemon, prompt string) erro
 			ON CONFLICT (kind, key) DO UPDATE SET holder = EXCLUDED.holder, fence = fleet_leases.fence + 1,
 				acquired_at = now(), expires_at = EXCLUDED.expires_at
 			RETURNING key)
-		INSERT INTO fleet_starts (session_id, daemon, prompt) SELECT key, $3, $4 FROM l`,
+		, s AS (INSERT INTO fleet_starts (session_id, daemon, prompt) SELECT key, $3, $4 FROM l RETURNING daemon)
+		SELECT pg_notify('`+StartsChannel+`', daemon) FROM s`,
 		KindSession, sessionID, daemon, prompt, o.cfg.Lease.Microseconds())
 	if err != nil {
 		return fmt.Errorf("%w: hand session %s to daemon %s: %w", ErrUnavailable, sessionID, daemon, err)
@@ -338,6 +349,9 @@ func (o *Owner) Start(runner Runner) {
 
 func (o *Owner) loop(ctx context.Context, done chan struct{}) {
 	defer close(done)
+	var listen sync.WaitGroup
+	defer listen.Wait()
+	listen.Go(func() { o.listenStarts(ctx) })
 	t := o.cfg.Clock.NewTicker(o.cfg.Poll, "fleet", "owner")
 	defer t.Stop()
 	// expiry fires when the next lease of another daemon runs out, so a
@@ -345,11 +359,18 @@ func (o *Owner) loop(ctx context.Context, done chan struct{}) {
 	expiry := o.cfg.Clock.NewTimer(o.cfg.Poll, "fleet", "owner", "expiry")
 	defer expiry.Stop()
 	lastRenew := o.cfg.Clock.Now()
+	lastStarts := lastRenew
 	for {
 		polled := false
 		select {
 		case <-ctx.Done():
 			return
+		case <-o.kick:
+			lastStarts = o.cfg.Clock.Now()
+			if err := o.StartHanded(ctx); err != nil && ctx.Err() == nil {
+				o.cfg.Logger.Warn("starting handed tasks failed; retrying", zap.Error(err))
+			}
+			continue
 		case <-t.C:
 			polled = true
 		case <-expiry.C:
@@ -370,8 +391,11 @@ func (o *Owner) loop(ctx context.Context, done chan struct{}) {
 		if !polled {
 			continue
 		}
-		if err := o.StartHanded(ctx); err != nil && ctx.Err() == nil {
-			o.cfg.Logger.Warn("starting handed tasks failed; retrying", zap.Error(err))
+		if now := o.cfg.Clock.Now(); now.Sub(lastStarts) >= o.cfg.StartPoll {
+			lastStarts = now
+			if err := o.StartHanded(ctx); err != nil && ctx.Err() == nil {
+				o.cfg.Logger.Warn("starting handed tasks failed; retrying", zap.Error(err))
+			}
 		}
 	}
 }
@@ -459,8 +483,12 @@ func (o *Owner) TakeOver(ctx context.Context) error {
 		}
 		runner := o.runner
 		o.mu.Unlock()
-		if _, err := o.cfg.Pool.Exec(ctx, `UPDATE fleet_starts SET daemon = $1 WHERE session_id = ANY($2)`, o.cfg.Self, all); err != nil {
+		moved, err := o.cfg.Pool.Exec(ctx, `UPDATE fleet_starts SET daemon = $1 WHERE session_id = ANY($2)`, o.cfg.Self, all)
+		if err != nil {
 			return fmt.Errorf("%w: take over handed tasks: %w", ErrUnavailable, err)
+		}
+		if moved.RowsAffected() > 0 {
+			o.wakeStarts() // started next, not at the next StartPoll
 		}
 		o.cfg.Logger.Info("took over sessions of a daemon whose lease expired", zap.Int("sessions", len(ids)))
 		if runner != nil && len(ids) > 0 {
@@ -480,6 +508,8 @@ func (o *Owner) TakeOver(ctx context.Context) error {
 // StartHanded starts the tasks handed to this daemon, oldest first; each
 // row goes once its turn has started.
 func (o *Owner) StartHanded(ctx context.Context) error {
+	o.starting.Lock()
+	defer o.starting.Unlock()
 	rows, err := o.cfg.Pool.Query(ctx, `SELECT session_id, prompt FROM fleet_starts WHERE daemon = $1 ORDER BY created_at LIMIT 100`, o.cfg.Self)
 	if err != nil {
 		return fmt.Errorf("%w: handed tasks: %w", ErrUnavailable, err)
