@@ -138,3 +138,20 @@ func TestHeldoutFifth(t *testing.T) {
 	logCatalogueEqual(t, rows)
 	measureSet(t, "fifth held-out set", rows, *heldoutRows, *heldoutReport)
 }
+
+// TestHeldoutSixth measures testdata/heldout6: 22 real errors from the
+// emitters the hidden set is drawn from (Claude Code, Codex, Gemini
+// CLI, Bedrock, Node's undici), collected after heldout5's rules had
+// landed and committed before the classifier saw them.
+func TestHeldoutSixth(t *testing.T) {
+	t.Parallel()
+	known := earlierTexts(t)
+	for _, dir := range []string{"heldout2", "heldout3", "heldout4", "heldout5"} {
+		for _, r := range loadRealRows(t, dir, known) {
+			known[r.Text] = dir + " row " + r.ID
+		}
+	}
+	rows := loadRealRows(t, "heldout6", known)
+	logCatalogueEqual(t, rows)
+	measureSet(t, "sixth held-out set", rows, *heldoutRows, *heldoutReport)
+}
