@@ -59,6 +59,10 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("400 max_tokens must be less than or equal to 16384, the maximum value for max_tokens is less than the context_window for this model")},
 		neg: []Evidence{txt("input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000"), txt("max_tokens: 4096")},
 	},
+	"node.undici_terminated.v1": {
+		pos: []Evidence{txt("[error] (chat_stream_handlers) Error calling LLM: TypeError: terminated\n    at Fetch.onAborted (node:internal/deps/undici/undici:11124:53)")},
+		neg: []Evidence{txt("the process terminated normally"), txt("TypeError: terminal is not a function")},
+	},
 	"generic.server_error_code.v1": {
 		pos: []Evidence{txt("completion request failed. request_id: 1, code: internal_server_error, message: boom")},
 		neg: []Evidence{txt("not_internal_server_error_count: 0"), txt("internal server errors are retried")},

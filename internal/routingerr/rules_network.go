@@ -43,6 +43,12 @@ var transportLostRules = []rule{
 	{id: "node.terminated.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		gate:  []string{"terminated"},
 		match: func(s *scan) int { return bareWord(s.low, "terminated") }},
+	// undici's fetch ended by a dropped socket, by its structure whatever
+	// precedes it: the error class and message "TypeError: terminated",
+	// or fetch's abort frame in its stack (lib/web/fetch: terminate() →
+	// onAborted → new TypeError('terminated', { cause })).
+	{id: "node.undici_terminated.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		any: []string{"typeerror: terminated", "at fetch.onaborted (node:internal/deps/undici"}},
 	{id: "net.stream_cut.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"other side closed", "premature close", "err_stream_premature_close", "nghttp2_", "err_http2_",
 			"stream error: stream id", "connection closed before message completed", "incompleteread", "connection broken:",
