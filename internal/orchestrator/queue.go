@@ -126,6 +126,14 @@ func (s *Service) waitSlot(rt *sessionRT, t *turn) error {
 	if w == nil {
 		return nil
 	}
+	if !s.claimed(t) { // a due retry is QUEUED once its start is durable (retrydue.go)
+		if !s.slots.leave(w) {
+			s.releaseSlot()
+		} else {
+			s.queueMoved()
+		}
+		return errNotClaimed
+	}
 	rt.mu.Lock()
 	if rt.turn == t {
 		next := rt.sess

@@ -192,27 +192,17 @@ func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.Pendi
 	return s.writeNoticeLocked(rt, m, change{retry: &rec})
 }
 
-// fire is the timer callback: claim exactly once, then re-drive the prompt.
-// The in-memory check drops stale callbacks cheaply; the durable claim marks
-// the retry as dispatching, so a crash from here on never replays blindly.
-// Retries due together are claimed together (retrydue.go).
+// fire is the timer callback: start the retry, claim it exactly once, then
+// re-drive the prompt. The in-memory check drops stale callbacks cheaply;
+// the durable claim marks the retry as dispatching, so a crash from then on
+// never replays blindly, and the prompt waits for it. Retries due together
+// are claimed together (retrydue.go).
 func (s *Service) fire(p *parkedRetry) {
 	if !s.enter() {
 		return
 	}
 	defer s.leave()
 	s.queueDue(dueItem{sid: p.rec.SessionID, p: p, woke: s.now()}) // rec's key fields never change
-}
-
-// fireLocked runs a due retry, unless its overload gate holds it back.
-func (s *Service) fireLocked(rt *sessionRT, p *parkedRetry) {
-	if p.dispatching || rt.turn != nil {
-		return // already claimed
-	}
-	if s.usageDueLocked(rt, p) || s.gateDueLocked(rt, p) {
-		return
-	}
-	s.dispatchLocked(rt, p)
 }
 
 // dispatchLocked claims a parked retry and starts its attempt. The claim

@@ -1,18 +1,24 @@
 package orchestrator
 
 // Retries due together are claimed together (issue 13: due retries
-// claimed in one transaction per tick). A retry timer's callback, and an
-// overload gate's or a usage window's release of a session, only queue the
-// session; the first callback
-// of a burst drains the queue: it takes every retry due so far (at most
-// maxDueRound), asks each one's usage window and overload gate, and claims
-// all that go — each with its session.turn.started and STARTING — in one
-// store call (AppendEvents: one transaction, one atomic batch per
-// session), then publishes them and starts their attempts, each in its
-// own goroutine, off the timer's path. Callbacks that come while it works
-// only queue, so ten thousand due at once cost ten transactions, not ten
-// thousand commits and as many goroutine stacks; releases that come due
-// while a round commits go with the next round.
+// claimed in one transaction per tick), and each one's start is published
+// at its due time, not after the claims of all those due with it.
+//
+// A retry timer's callback, and an overload gate's or a usage window's
+// release of a session, start the retry at once (startDueLocked): its
+// attempt becomes the session's turn, the clients are told it is STARTING
+// (task.updated, from memory) and its agent is started (process start,
+// session/load). Its durable claim — session.turn.started with the claim,
+// and STARTING — is queued: the first callback of a burst drains the
+// queue, up to maxDueRound claims (one atomic batch per session) in one
+// store call (AppendEvents: one transaction). The prompt goes to the agent
+// only once the claim is durable (claimed), so the restart rule of DESIGN
+// §4 holds: a claim that is durable may have been sent (the next start
+// shows manual recovery), one that is not was never sent (the next start
+// re-arms it at its retry_at). A claim refused (a cancel or stop that came
+// first, another claimant, a fleet peer owning the session, a write error)
+// closes the execution it started, sends nothing, and the clients get the
+// state as it is (the could-not-save banner for a write error).
 //
 // The drainer holds the mutexes of a round's sessions until its commit
 // returns (a session's mutex is held while its events are persisted, so
@@ -20,6 +26,7 @@ package orchestrator
 // sessions' mutexes; nothing that holds one waits for the drainer.
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -29,13 +36,18 @@ import (
 )
 
 // maxDueRound bounds the claims of one transaction, so the first of ten
-// thousand is published without waiting for the last.
+// thousand is durable without waiting for the last, and other writers get
+// the committer between rounds.
 const maxDueRound = 1000
 
-// dueQueue holds the retries whose time came, for the drainer.
+// errNotClaimed: a due retry's attempt whose claim was refused; nothing
+// of it was sent (retrydue.go).
+var errNotClaimed = errors.New("the retry was not claimed")
+
+// dueQueue holds the claims of due retries already started, for the drainer.
 type dueQueue struct {
 	mu       sync.Mutex // guards the fields below
-	items    []dueItem
+	items    []dueStart
 	draining bool // a callback is draining; the others only queue
 }
 
@@ -50,12 +62,30 @@ type dueItem struct {
 	woke  time.Time
 }
 
-// queueDue queues a due retry and drains the queue, unless a drainer is
-// at work already. Call it from a callback that entered the service.
+// dueStart is a due retry started, its claim not yet settled.
+type dueStart struct {
+	rt *sessionRT
+	p  *parkedRetry
+	t  *turn
+}
+
+// queueDue starts a due retry and queues its claim, then drains the
+// queue, unless a drainer is at work already. Call it from a callback
+// that entered the service, holding no session's lock.
 func (s *Service) queueDue(it dueItem) {
+	rt := s.loaded(it.sid)
+	if rt == nil {
+		return
+	}
+	rt.mu.Lock()
+	d, ok := s.startDueLocked(rt, it)
+	rt.mu.Unlock()
+	if !ok {
+		return
+	}
 	q := &s.due
 	q.mu.Lock()
-	q.items = append(q.items, it)
+	q.items = append(q.items, d)
 	if q.draining {
 		q.mu.Unlock()
 		return
@@ -65,89 +95,196 @@ func (s *Service) queueDue(it dueItem) {
 	for {
 		q.mu.Lock()
 		n := min(len(q.items), maxDueRound)
-		if s.ctx.Err() != nil {
-			n = 0 // closing: what is left stays pending, re-armed at the next start
-		}
 		if n == 0 {
 			q.items = nil
 			q.draining = false
 			q.mu.Unlock()
 			return
 		}
-		round := make([]dueItem, n)
+		round := make([]dueStart, n)
 		copy(round, q.items)
 		q.items = append(q.items[:0:0], q.items[n:]...)
 		q.mu.Unlock()
-		s.dispatchRound(round)
+		s.claimRound(round)
 	}
 }
 
-// dueStart is a claim being made: the session is locked until it is settled.
-type dueStart struct {
-	rt *sessionRT
-	p  *parkedRetry
-	t  *turn
-	bs []builtEvent
+// startDueLocked starts a due retry that may go: its turn, published as
+// STARTING, its agent starting, its prompt held until claimed. false:
+// nothing started (superseded, held back by its gate or usage window, or
+// the service closing).
+func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
+	p := rt.retry
+	switch {
+	case it.p != nil:
+		if p != it.p {
+			return dueStart{}, false // superseded or cancelled
+		}
+		p.timer = nil // this one fired
+		s.noteLateTimerLocked(rt, p, it.woke)
+	case it.usage != "":
+		if p == nil || usageKeyOf(p) != it.usage {
+			return dueStart{}, false // it left the window meanwhile
+		}
+	case p == nil || p.gate != it.gate:
+		return dueStart{}, false // it left the gate meanwhile
+	}
+	if p.dispatching || rt.turn != nil || rt.gone {
+		return dueStart{}, false
+	}
+	if it.usage != "" && p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	if s.usageDueLocked(rt, p) || s.gateDueLocked(rt, p) {
+		return dueStart{}, false
+	}
+	t := s.newTurn(rt, p.rec.Prompt)
+	t.replay, t.retry, t.fresh, t.probe = true, p.rec.Attempt, !p.rec.Resume, p.probe
+	t.claim = make(chan struct{})
+	s.fallbackBoundaryLocked(rt, t)
+	rt.turn = t
+	s.stopIdleLocked(rt)
+	p.dispatching = true // no other path starts it meanwhile
+	s.publishStartingLocked(rt)
+	if !s.goTurn(func() { s.runTurn(rt, t) }) {
+		s.unstartLocked(rt, p, t, ErrClosed)
+		return dueStart{}, false // closing: it stays pending, re-armed at the next start
+	}
+	return dueStart{rt: rt, p: p, t: t}, true
 }
 
-// dispatchRound claims and starts the retries of one round that may go.
-func (s *Service) dispatchRound(round []dueItem) {
-	starts := make([]dueStart, 0, len(round))
+// publishStartingLocked tells the task's clients that its session starts,
+// before that is durable: the session.turn.started and STARTING that say
+// so in its log follow once claimed, or the state as it is if not.
+func (s *Service) publishStartingLocked(rt *sessionRT) {
+	v := s.withModel(rt.view(), rt.agent())
+	v.State = store.TaskInProgress
+	v.Sessions[0].State = store.SessionStarting
+	v.Sessions[0].UpdatedAt = s.now()
+	s.publishTaskView(v)
+}
+
+// claimRound claims the retries of one round in one store call.
+func (s *Service) claimRound(round []dueStart) {
+	claims := round[:0:0]
+	builds := make([][]builtEvent, 0, len(round))
 	batches := make([][]store.EventWrite, 0, len(round))
-	held := make(map[*sessionRT]bool, len(round))
-	for _, it := range round {
-		rt := s.loaded(it.sid)
-		if rt == nil || held[rt] {
-			continue // a session queued twice (its timer and a release) goes once; its lock is held
-		}
+	for _, d := range round {
+		rt := d.rt
 		rt.mu.Lock()
-		p := rt.retry
-		if it.p != nil {
-			if p != it.p {
-				rt.mu.Unlock()
-				continue // superseded or cancelled
-			}
-			p.timer = nil // this one fired
-			s.noteLateTimerLocked(rt, p, it.woke)
-		} else if it.usage != "" {
-			if p == nil || usageKeyOf(p) != it.usage {
-				rt.mu.Unlock()
-				continue // it left the window meanwhile
-			}
-			if p.timer != nil {
-				p.timer.Stop()
-				p.timer = nil
-			}
-		} else if p == nil || p.gate != it.gate {
-			rt.mu.Unlock()
-			continue // it left the gate meanwhile
-		}
-		if p.dispatching || rt.turn != nil || s.usageDueLocked(rt, p) || s.gateDueLocked(rt, p) {
+		if s.unclaimableLocked(rt, d.p, d.t) {
 			rt.mu.Unlock()
 			continue
 		}
-		t, evs := s.dispatchEventsLocked(rt, p)
-		bs, ws, err := s.buildAllLocked(rt, evs)
+		claim := store.RetryClaim{SessionID: rt.sess.ID, Generation: d.p.rec.Generation, Attempt: d.p.rec.Attempt}
+		bs, ws, err := s.buildAllLocked(rt, s.turnStartedEvents(d.t, change{claim: &claim}))
 		if err != nil {
-			s.dispatchedLocked(rt, p, t, err, 0)
+			s.claimedLocked(rt, d.p, d.t, err, 0)
 			rt.mu.Unlock()
 			continue
 		}
-		held[rt] = true
-		starts = append(starts, dueStart{rt: rt, p: p, t: t, bs: bs})
+		claims = append(claims, d)
+		builds = append(builds, bs)
 		batches = append(batches, ws)
 	}
-	if len(starts) == 0 {
+	if len(claims) == 0 {
 		return
 	}
 	began := s.now()
 	errs := s.store.AppendEvents(s.storeCtx(), batches...)
-	claim := s.now().Sub(began)
-	if len(starts) > 1 {
-		s.log.Debug("due retries claimed together", zap.Int("claims", len(starts)), zap.Duration("took", claim))
+	took := s.now().Sub(began)
+	if len(claims) > 1 {
+		s.log.Debug("due retries claimed together", zap.Int("claims", len(claims)), zap.Duration("took", took))
 	}
-	for i, d := range starts {
-		s.dispatchedLocked(d.rt, d.p, d.t, s.settleLocked(d.rt, d.bs, errs[i]), claim)
+	for i, d := range claims {
+		s.claimedLocked(d.rt, d.p, d.t, s.settleLocked(d.rt, builds[i], errs[i]), took)
 		d.rt.mu.Unlock()
 	}
+}
+
+// unclaimableLocked settles a started retry that must not be claimed any
+// more: stopped, cancelled, its session gone, or the service closing.
+func (s *Service) unclaimableLocked(rt *sessionRT, p *parkedRetry, t *turn) bool {
+	switch {
+	case rt.turn != t:
+		s.unstartLocked(rt, p, t, errNotClaimed) // ended meanwhile
+	case rt.gone || rt.retry != p:
+		s.unstartLocked(rt, p, t, errNotClaimed)
+	case s.ctx.Err() != nil:
+		s.unstartLocked(rt, p, t, ErrClosed) // stays pending, re-armed at the next start
+	case t.cancelledRetry:
+		s.unstartLocked(rt, p, t, errNotClaimed)
+		s.gateAbandonLocked(rt, s.now())
+		s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindRetryCancelled})
+	case t.stopped:
+		s.unstartLocked(rt, p, t, errNotClaimed)
+		s.gateAbandonLocked(rt, s.now())
+		s.disarmLocked(rt, outcomeCancelled) // as StopTurn on a parked retry
+		s.dropNoticeLocked(rt)
+		if err := s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskReview); err != nil {
+			s.forceStateLocked(rt, store.SessionWaitingForInput, store.TaskReview)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// unstartLocked undoes a started retry that was not claimed: its attempt
+// ends without sending anything (runTurn closes the execution it
+// started), and the retry is parked again as it was, timer aside.
+func (s *Service) unstartLocked(rt *sessionRT, p *parkedRetry, t *turn, err error) {
+	if rt.turn == t {
+		s.stopSilenceLocked(rt, t)
+		rt.turn = nil
+	}
+	p.dispatching = false
+	t.claimErr = err
+	close(t.claim)
+	t.cancel()
+}
+
+// claimedLocked goes on from a due retry's claim: err nil, its prompt may
+// go (runTurn); otherwise nothing was sent, and the clients, told it was
+// starting, get the state as it is. took is how long the claim's commit
+// took.
+func (s *Service) claimedLocked(rt *sessionRT, p *parkedRetry, t *turn, err error, took time.Duration) {
+	if err == nil {
+		if p.timer != nil {
+			p.timer.Stop() // a waiting session's deadline
+			p.timer = nil
+		}
+		p.rec.State = store.RetryDispatching
+		s.armSilenceLocked(rt, t)
+		close(t.claim)
+		s.log.Info("retry firing", zap.String("session_id", rt.sess.ID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe),
+			zap.Duration("claim", took)) // the claim with the turn's start
+		return
+	}
+	s.unstartLocked(rt, p, t, err)
+	if errors.Is(err, store.ErrUnwritable) {
+		s.claimUnsavedLocked(rt, p, err) // the banner, and the state, published
+		return
+	}
+	if errors.Is(err, store.ErrNotClaimed) {
+		err = nil
+	}
+	s.log.Warn("retry not claimed", zap.String("session_id", rt.sess.ID), zap.Bool("claimable", false), zap.Error(err))
+	if p.probe {
+		s.gateAbandonLocked(rt, s.now())
+	}
+	if !rt.gone {
+		s.publishTask(rt) // it is not starting after all
+	}
+}
+
+// claimed waits for the claim of t, a due retry's attempt, and reports
+// whether it was claimed; true at once for any other turn.
+func (s *Service) claimed(t *turn) bool {
+	if t.claim == nil {
+		return true
+	}
+	<-t.claim
+	return t.claimErr == nil
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A session queued twice in one round (its own timer and a release, say)
-// is dispatched once, and the round never waits for the lock it holds
-// itself: the retry runs once and succeeds.
+// A session queued twice (its own timer and a release, say) is started
+// once: the second finds it on its way, and nothing waits for a lock the
+// drainer holds itself. The retry runs once and succeeds.
 func TestDueRoundTakesASessionQueuedTwiceOnce(t *testing.T) {
 	h := newHarness(t)
 	trap := h.clock.Trap().AfterFunc("retry")
@@ -34,12 +34,13 @@ func TestDueRoundTakesASessionQueuedTwiceOnce(t *testing.T) {
 		defer close(done)
 		defer h.svc.leave()
 		now := h.clock.Now()
-		h.svc.dispatchRound([]dueItem{{sid: sid, p: p, woke: now}, {sid: sid, p: p, woke: now}})
+		h.svc.queueDue(dueItem{sid: sid, p: p, woke: now})
+		h.svc.queueDue(dueItem{sid: sid, p: p, woke: now})
 	}()
 	select {
 	case <-done:
 	case <-time.After(time.Minute):
-		t.Fatal("the round waits for a session lock it holds itself")
+		t.Fatal("the second queueing waits for the first")
 	}
 	f.until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
 	evs, err := h.db.ListEvents(h.ctx, sid, 0, 0)

@@ -56,6 +56,10 @@ type turn struct {
 	// it ends (stream.go).
 	streamed []string
 	usage    *lifecycle.Usage // what the agent reported of this turn (usage.go); nil when nothing
+	// claim: a due retry's attempt, closed once its claim is settled,
+	// claimErr nil when claimed; nil for other turns (retrydue.go).
+	claim    chan struct{}
+	claimErr error
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -183,6 +187,9 @@ func (s *Service) runLocked(rt *sessionRT, t *turn) error {
 func (s *Service) runTurn(rt *sessionRT, t *turn) {
 	defer t.cancel()
 	ex, started, err := s.execution(rt, t)
+	if !s.claimed(t) {
+		return // a due retry not claimed: nothing was sent (retrydue.go)
+	}
 	if err != nil {
 		s.finishTurn(rt, t, nil, lifecycle.PromptResult{}, err)
 		return
@@ -280,6 +287,10 @@ func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, 
 	}
 	if s.slots.max > 0 {
 		ex = &slotExec{Execution: ex, release: s.releaseSlot}
+	}
+	if !s.claimed(t) {
+		_ = ex.Close() // started alongside a claim that was refused (retrydue.go)
+		return nil, false, errNotClaimed
 	}
 	rt.mu.Lock()
 	rt.exec = ex
