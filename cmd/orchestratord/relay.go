@@ -93,9 +93,9 @@ func (w *relayWiring) SubscribeRemote(ctx context.Context, req orchestrator.Subs
 	return res, sub, nil
 }
 
-// SessionSnapshot and Watch make it the orchestrator's RemoteSessions.
-func (w *relayWiring) SessionSnapshot(ctx context.Context, sessionID string) (store.Session, []store.Message, error) {
-	return w.db.SessionSnapshot(ctx, sessionID)
+// SessionPageAsOf and Watch make it the orchestrator's RemoteSessions.
+func (w *relayWiring) SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error) {
+	return w.db.SessionPageAsOf(ctx, sessionID, p, eventsAfter)
 }
 
 func (w *relayWiring) Watch(sessionID string, after int64, deliver func(store.Event) bool) func() {

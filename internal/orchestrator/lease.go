@@ -97,11 +97,8 @@ func (s *Service) ReleaseIdle(ctx context.Context, sessionIDs []string) {
 		n++
 		rt.gone = true // nothing more is written through this copy
 		s.stopIdleLocked(rt)
-		last := rt.sess.LastSeq
 		for sub := range rt.subs.take() {
-			sub.setRemove(src.Watch(id, last, func(e store.Event) bool {
-				return sub.deliver(Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
-			}))
+			watchRemote(src, sub, rt.task.ID, id, rt.sess.LastSeq)
 		}
 		rt.mu.Unlock()
 		s.mu.Lock()

@@ -57,6 +57,11 @@ func (s *Service) pageLocked(ctx context.Context, rt *sessionRT, cur snapshotCur
 // SnapshotPage puts the page at req.Cursor into sub, the caller's
 // subscription to the session, as a session.page notification.
 func (s *Service) SnapshotPage(ctx context.Context, req PageRequest, sub *Subscription) error {
+	if sub != nil {
+		if rf := sub.remote(); rf != nil {
+			return s.remotePage(ctx, req, rf) // a session another daemon runs
+		}
+	}
 	cur, err := parseCursor(req.Cursor)
 	if err != nil {
 		return err

@@ -14,9 +14,11 @@ import (
 // wires the PostgreSQL store and internal/fleet's Relay; wsapi decides
 // which sessions go this way.
 type RemoteSessions interface {
-	// SessionSnapshot reads the session and its messages as of one commit
-	// (the session's LastSeq).
-	SessionSnapshot(ctx context.Context, sessionID string) (store.Session, []store.Message, error)
+	// SessionPageAsOf reads the session, the page p of its messages
+	// (p.MaxSeq < 0: up to its LastSeq) and, when eventsAfter >= 0, its
+	// events after eventsAfter, all as of one commit (the session's
+	// LastSeq).
+	SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error)
 	// Watch feeds deliver every event of the session after seq after, in
 	// order, whichever daemon writes them; deliver never blocks and
 	// returning false ends the watch, as stop does.
@@ -27,9 +29,9 @@ type RemoteSessions interface {
 // the same answer (a snapshot, or with AfterSeq the replay of the events
 // after it) and then every later event, relayed from the store by src —
 // so a reconnecting client catches up with after_seq exactly as on the
-// session's own daemon. The snapshot is one consistent read of the whole
-// session, not paged (DESIGN §5's pages hold the session's lock on its
-// own daemon, which this one does not have).
+// session's own daemon. The snapshot is paged as a local one is: its first
+// page here, the next ones on session.page, each read as of one commit
+// and put into the feed in order with the events (remotefeed.go).
 func (s *Service) SubscribeRemote(ctx context.Context, req SubscribeRequest, buffer int, src RemoteSessions) (SubscribeResult, *Subscription, error) {
 	if req.SessionID == "" {
 		return SubscribeResult{}, nil, fmt.Errorf("%w: session_id is required", ErrValidation)
@@ -77,19 +79,21 @@ func (s *Service) SubscribeRemote(ctx context.Context, req SubscribeRequest, buf
 		}
 	}
 	if after == nil {
-		snap, msgs, err := src.SessionSnapshot(ctx, sess.ID)
+		pg, err := src.SessionPageAsOf(ctx, sess.ID, store.MessagePage{MaxSeq: -1, AfterSeq: -1, MaxBytes: s.cfg.SnapshotPageBytes}, -1)
 		if err != nil {
 			return SubscribeResult{}, nil, fmt.Errorf("read session: %w", err)
 		}
-		res.Mode, res.Session, res.Messages, res.LastSeq = "snapshot", snap, msgs, snap.LastSeq
+		res.Mode, res.Session, res.Messages, res.LastSeq = "snapshot", pg.Session, pg.Messages, pg.Session.LastSeq
+		if pg.More && len(pg.Messages) > 0 {
+			last := pg.Messages[len(pg.Messages)-1]
+			res.NextCursor = snapshotCursor{until: res.LastSeq, afterSeq: last.Seq, afterID: last.ID}.String()
+		}
 	}
 	if res.Task, err = s.store.GetTask(ctx, sess.TaskID); err != nil {
 		return SubscribeResult{}, nil, fmt.Errorf("get task of session: %w", err)
 	}
 	sub := newSubscription(buffer)
-	sub.setRemove(src.Watch(sess.ID, res.LastSeq, func(e store.Event) bool {
-		return sub.deliver(Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
-	}))
+	watchRemote(src, sub, sess.TaskID, sess.ID, res.LastSeq)
 	return res, sub, nil
 }
 

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -23,8 +24,34 @@ type fakeRelay struct {
 	stopped bool
 }
 
-func (r *fakeRelay) SessionSnapshot(ctx context.Context, id string) (store.Session, []store.Message, error) {
-	return r.db.SessionSnapshot(ctx, id)
+// SessionPageAsOf reads what PostgreSQL reads in one transaction; the
+// SQLite store's session is written by this daemon alone, and the tests
+// write nothing meanwhile.
+func (r *fakeRelay) SessionPageAsOf(ctx context.Context, id string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error) {
+	sess, err := r.db.GetSession(ctx, id)
+	if err != nil {
+		return store.PageAsOf{}, err
+	}
+	if p.MaxSeq < 0 {
+		p.MaxSeq = sess.LastSeq
+	}
+	msgs, more, err := r.db.ListMessagesPage(ctx, id, p)
+	if err != nil {
+		return store.PageAsOf{}, err
+	}
+	out := store.PageAsOf{Session: sess, Messages: msgs, More: more}
+	if eventsAfter >= 0 {
+		evs, err := r.db.ListEvents(ctx, id, eventsAfter, 0)
+		if err != nil {
+			return store.PageAsOf{}, err
+		}
+		for _, e := range evs {
+			if e.Seq <= sess.LastSeq {
+				out.Events = append(out.Events, e)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (r *fakeRelay) Watch(_ string, after int64, deliver func(store.Event) bool) func() {
@@ -57,7 +84,7 @@ func TestSubscribeRemoteAnswersFromTheStoreAndFollowsTheRelay(t *testing.T) {
 	require.Equal(t, sess.LastSeq, res.LastSeq)
 	require.Equal(t, v.ID, res.Task.ID)
 	require.Equal(t, h.messages(sid), res.Messages)
-	require.Empty(t, res.NextCursor, "one consistent read, not paged")
+	require.Empty(t, res.NextCursor, "one page holds it")
 	r.mu.Lock()
 	require.Equal(t, sess.LastSeq, r.after, "the feed starts after the snapshot")
 	deliver := r.deliver
@@ -135,4 +162,86 @@ func TestPublishStoredTask(t *testing.T) {
 
 	require.NoError(t, h.svc.PublishStoredTask(h.ctx, "gone-task"))
 	require.JSONEq(t, `{"task_id":"gone-task"}`, string(next("task.deleted").Payload))
+}
+
+// scriptedRelay is a fakeRelay whose page read runs during a relay
+// delivery, as the owner's writes race a page read on PostgreSQL.
+type scriptedRelay struct {
+	*fakeRelay
+	during func(eventsAfter int64) store.PageAsOf
+}
+
+func (r *scriptedRelay) SessionPageAsOf(ctx context.Context, id string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error) {
+	if eventsAfter < 0 || r.during == nil {
+		return r.fakeRelay.SessionPageAsOf(ctx, id, p, eventsAfter)
+	}
+	return r.during(eventsAfter), nil
+}
+
+// A relayed snapshot is paged as a local one: the first page and a cursor
+// in the answer, the next page in the feed after the events it reflects
+// (those the read found that the relay had not delivered yet) and before
+// the later ones (delivered while it was read, held back until it came);
+// no event twice.
+func TestRemoteSnapshotPagesInOrderWithTheRelay(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.SnapshotPageBytes = 200 })
+	v, f := h.create("a prompt that is echoed back in a few chunks", nil)
+	f.until(isTurnDone)
+	f.until(isState(store.SessionWaitingForInput))
+	sid := v.Sessions[0].ID
+	r := &scriptedRelay{fakeRelay: &fakeRelay{db: h.db}}
+	res, sub, err := h.svc.SubscribeRemote(h.ctx, SubscribeRequest{TaskID: v.ID, SessionID: sid}, 64, r)
+	require.NoError(t, err)
+	defer sub.Close()
+	require.Equal(t, "snapshot", res.Mode)
+	require.NotEmpty(t, res.NextCursor, "more than a 200-byte page")
+	last := res.LastSeq
+	r.mu.Lock()
+	deliver := r.deliver
+	r.mu.Unlock()
+	ev := func(seq int64) store.Event {
+		return store.Event{SessionID: sid, Seq: seq, Type: "session.state_changed",
+			Payload: json.RawMessage(fmt.Sprintf(`{"session_id":%q,"seq":%d}`, sid, seq))}
+	}
+	require.True(t, deliver(ev(last+1))) // delivered before the page is asked for
+	var asked int64 = -1
+	r.during = func(after int64) store.PageAsOf {
+		asked = after
+		require.True(t, deliver(ev(last+4)), "held while the page is read") // the owner wrote on
+		require.True(t, deliver(ev(last+5)))
+		sess, err := h.db.GetSession(h.ctx, sid)
+		require.NoError(t, err)
+		sess.LastSeq = last + 3 // the read saw up to last+3
+		return store.PageAsOf{Session: sess, Messages: []store.Message{{ID: "m-page", SessionID: sid}},
+			Events: []store.Event{ev(last + 2), ev(last + 3)}}
+	}
+	require.NoError(t, h.svc.SnapshotPage(h.ctx, PageRequest{TaskID: v.ID, SessionID: sid, Cursor: res.NextCursor}, sub))
+	require.Equal(t, last+1, asked, "the read catches up from what the feed has")
+	require.True(t, deliver(ev(last+4)), "a late duplicate is dropped")
+	require.True(t, deliver(ev(last+6)))
+	var got []string
+	for len(got) < 7 {
+		select {
+		case n := <-sub.C():
+			if n.Action == "session.page" {
+				var p Page
+				require.NoError(t, json.Unmarshal(n.Payload, &p))
+				require.Equal(t, last+3, p.AsOfSeq)
+				got = append(got, "page")
+				continue
+			}
+			got = append(got, fmt.Sprint(n.Seq-last))
+		case <-time.After(waitLong):
+			t.Fatalf("the feed stopped at %v", got)
+		}
+	}
+	require.Equal(t, []string{"1", "2", "3", "page", "4", "5", "6"}, got)
+	select {
+	case n := <-sub.C():
+		t.Fatalf("more than each event once: %s %d", n.Action, n.Seq)
+	default:
+	}
+	// A page of another session, or an unknown cursor, is refused.
+	errIs(t, h.svc.SnapshotPage(h.ctx, PageRequest{SessionID: "other", Cursor: res.NextCursor}, sub), ErrConflict)
+	errIs(t, h.svc.SnapshotPage(h.ctx, PageRequest{SessionID: sid, Cursor: "x"}, sub), ErrValidation)
 }

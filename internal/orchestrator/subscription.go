@@ -11,8 +11,27 @@ type Subscription struct {
 	overflow chan struct{}
 	done     chan struct{}
 	once     sync.Once
-	mu       sync.Mutex // guards remove, and done's closing against rewire
+	mu       sync.Mutex // guards remove and remoteFeed, and done's closing against setRemove
 	remove   func()
+	// remoteFeed: the fleet's relay feeds it (a session another daemon
+	// runs, remotefeed.go); nil while its own daemon's session feeds it.
+	remoteFeed *remoteFeed
+}
+
+// remote is the relay's feed of the subscription, nil for a local one.
+func (s *Subscription) remote() *remoteFeed {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.remoteFeed
+}
+
+// cut ends a subscription that fell behind, as a full buffer does.
+func (s *Subscription) cut() {
+	select {
+	case <-s.overflow:
+	default:
+		close(s.overflow)
+	}
 }
 
 func newSubscription(buffer int) *Subscription {

@@ -93,3 +93,15 @@ func (db *DB) ListEventsUpTo(ctx context.Context, sessionID string, afterSeq int
 	}
 	return out, complete, nil
 }
+
+// PageAsOf is a page of a session's messages read together with the
+// session, as of one instant (a fleet's relayed snapshot, whose session
+// another daemon writes meanwhile): Session.LastSeq is the last event the
+// page reflects, and Events are the session's events after the position
+// the reader asked for, up to it.
+type PageAsOf struct {
+	Session  Session
+	Messages []Message
+	More     bool // more messages follow the page
+	Events   []Event
+}
