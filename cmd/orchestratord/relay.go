@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -20,6 +22,7 @@ type relayWiring struct {
 	relay *fleet.Relay
 	db    *postgres.DB
 	svc   *orchestrator.Service
+	self  string        // this daemon's id
 	api   *wsapi.Server // set before Start
 }
 
@@ -30,9 +33,14 @@ func newRelay(db daemonStore, inFleet bool, self string, svc *orchestrator.Servi
 	if !inFleet || !ok {
 		return nil, nil
 	}
-	w := &relayWiring{db: pg, svc: svc}
+	w := &relayWiring{db: pg, svc: svc, self: self}
 	r, err := fleet.NewRelay(fleet.RelayConfig{Pool: pg.Pool(), Self: self, Events: pg, Logger: log,
-		Execute:     func(ctx context.Context, cmd fleet.Command) fleet.Answer { return w.api.Execute(ctx, cmd) },
+		Execute: func(ctx context.Context, cmd fleet.Command) fleet.Answer {
+			if cmd.Action == marksAction {
+				return w.answerMarks(cmd)
+			}
+			return w.api.Execute(ctx, cmd)
+		},
 		TaskChanged: svc.PublishStoredTask})
 	if err != nil {
 		return nil, err
@@ -100,4 +108,65 @@ func (w *relayWiring) SessionPageAsOf(ctx context.Context, sessionID string, p s
 
 func (w *relayWiring) Watch(sessionID string, after int64, deliver func(store.Event) bool) func() {
 	return w.relay.Watch(sessionID, after, deliver)
+}
+
+// marksAction is the relay's request for the owner's marks of sessions
+// (orchestrator.Marks): between daemons only, never from a client.
+const marksAction = "fleet.marks"
+
+type marksRequest struct {
+	SessionIDs []string `json:"session_ids"`
+}
+
+// Marks asks each other daemon that owns some of sessionIDs for their
+// marks, all at once; one that does not answer within ctx is left out.
+func (w *relayWiring) Marks(ctx context.Context, sessionIDs []string) map[string]orchestrator.Marks {
+	rows, err := w.db.Pool().Query(ctx, `SELECT key, holder FROM fleet_leases
+		WHERE kind = 'session' AND key = ANY($1) AND holder <> '' AND holder <> $2 AND expires_at > now()`, sessionIDs, w.self)
+	if err != nil {
+		return nil
+	}
+	by := map[string][]string{}
+	for rows.Next() {
+		var key, holder string
+		if rows.Scan(&key, &holder) == nil {
+			by[holder] = append(by[holder], key)
+		}
+	}
+	rows.Close()
+	out := map[string]orchestrator.Marks{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for owner, ids := range by {
+		wg.Go(func() {
+			payload, _ := json.Marshal(marksRequest{SessionIDs: ids})
+			a, err := w.relay.Send(ctx, owner, fleet.Command{Action: marksAction, Payload: payload})
+			var got map[string]orchestrator.Marks
+			if err != nil || len(a.Error) > 0 || json.Unmarshal(a.Result, &got) != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for id, m := range got {
+				out[id] = m
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// answerMarks is the owner's side of Marks.
+func (w *relayWiring) answerMarks(cmd fleet.Command) fleet.Answer {
+	var req marksRequest
+	if err := json.Unmarshal(cmd.Payload, &req); err != nil {
+		b, _ := json.Marshal(map[string]string{"code": "BAD_REQUEST", "message": "fleet.marks: " + err.Error()})
+		return fleet.Answer{Error: b}
+	}
+	b, err := json.Marshal(w.svc.Marks(req.SessionIDs))
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"code": "INTERNAL_ERROR", "message": "fleet.marks: cannot encode"})
+		return fleet.Answer{Error: b}
+	}
+	return fleet.Answer{Result: b}
 }

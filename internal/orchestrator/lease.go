@@ -42,8 +42,12 @@ func (s *Service) remoteSessions() RemoteSessions {
 // idleLocked: nothing of the session lives here but its copy of the
 // store's rows — no turn, no place in the agents' line, no parked retry
 // (an overload gate's or a usage window's wait is one), no agent process
-// kept for the next prompt, nothing held in memory for the store.
+// kept for the next prompt, nothing held in memory for the store, no pause
+// the user chose (a mark only memory holds; marks.go).
 func idleLocked(rt *sessionRT) bool {
+	if pausedLocked(rt) {
+		return false
+	}
 	switch rt.sess.State {
 	case store.SessionStarting, store.SessionRunning, store.SessionQueued:
 		return false

@@ -23,6 +23,10 @@ type RemoteSessions interface {
 	// order, whichever daemon writes them; deliver never blocks and
 	// returning false ends the watch, as stop does.
 	Watch(sessionID string, after int64, deliver func(store.Event) bool) (stop func())
+	// Marks asks the daemons that own those of sessionIDs another daemon
+	// owns for their marks (Service.Marks), best effort within ctx: a
+	// daemon that does not answer leaves its sessions out.
+	Marks(ctx context.Context, sessionIDs []string) map[string]Marks
 }
 
 // SubscribeRemote is SubscribeSession for a session another daemon runs:
@@ -128,6 +132,8 @@ func (s *Service) PublishStoredTask(ctx context.Context, taskID string) error {
 			rt.mu.Unlock()
 		}
 	}
-	s.publishTaskView(v)
+	vs := []TaskView{v}
+	s.remoteMarks(ctx, vs)
+	s.publishTaskView(vs[0])
 	return nil
 }

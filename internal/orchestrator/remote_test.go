@@ -54,6 +54,8 @@ func (r *fakeRelay) SessionPageAsOf(ctx context.Context, id string, p store.Mess
 	return out, nil
 }
 
+func (r *fakeRelay) Marks(context.Context, []string) map[string]Marks { return nil }
+
 func (r *fakeRelay) Watch(_ string, after int64, deliver func(store.Event) bool) func() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -359,6 +359,7 @@ func (s *Service) ListTasks(ctx context.Context, req ListTasksRequest) (TaskPage
 		}
 		out.Tasks = append(out.Tasks, v)
 	}
+	s.remoteMarks(ctx, out.Tasks) // of tasks other daemons of the fleet run
 	return out, nil
 }
 
@@ -378,7 +379,17 @@ func (s *Service) GetTask(ctx context.Context, id string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, fmt.Errorf("list sessions: %w", err)
 	}
-	return s.viewModel(newTaskView(task, sessions)), nil
+	vs := []TaskView{s.viewModel(newTaskView(task, sessions))}
+	if n := len(sessions); n > 0 {
+		if rt := s.loaded(sessions[n-1].ID); rt != nil {
+			vs[0].QueuePosition = s.slots.position(rt)
+			rt.mu.Lock()
+			vs[0].Paused = pausedLocked(rt)
+			rt.mu.Unlock()
+		}
+	}
+	s.remoteMarks(ctx, vs)
+	return vs[0], nil
 }
 
 // SubscribeTasks feeds task.updated notifications for every task, and
