@@ -155,3 +155,21 @@ func TestHeldoutSixth(t *testing.T) {
 	logCatalogueEqual(t, rows)
 	measureSet(t, "sixth held-out set", rows, *heldoutRows, *heldoutReport)
 }
+
+// TestHeldoutSeventh measures testdata/heldout7: 63 real errors drawn in
+// the hidden set's proportions (Claude Code and claude-agent-acp, Codex,
+// Gemini CLI, provider bodies as agents print them, Go/Node transports),
+// collected after heldout6's rules had landed and committed before the
+// classifier saw them (testdata/heldout7/README.md).
+func TestHeldoutSeventh(t *testing.T) {
+	t.Parallel()
+	known := earlierTexts(t)
+	for _, dir := range []string{"heldout2", "heldout3", "heldout4", "heldout5", "heldout6"} {
+		for _, r := range loadRealRows(t, dir, known) {
+			known[r.Text] = dir + " row " + r.ID
+		}
+	}
+	rows := loadRealRows(t, "heldout7", known)
+	logCatalogueEqual(t, rows)
+	measureSet(t, "seventh held-out set", rows, *heldoutRows, *heldoutReport)
+}
