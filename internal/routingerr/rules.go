@@ -350,7 +350,10 @@ func statusIs(lo, hi int) func(s *scan) int {
 //
 // Claude Code writes the retried error's cause on the next line, as
 // "    ⎿  TypeError (fetch failed)" (cli.js: `${cause.name} (${cause.message})`);
-// that line belongs to the retry, it is not a later error.
+// that line belongs to the retry, it is not a later error. Codex ends its
+// "Reconnecting... 5/5" lines with its final error, which need not say
+// "error": codex-rs's RetryLimit ("exceeded retry limit, last status: 401
+// Unauthorized") and UnexpectedStatus ("unexpected status 401 …").
 func laterErrorAfterLine(low string, i int) bool {
 	nl := payloadEnd(low, i)
 	if nl < 0 {
@@ -364,7 +367,8 @@ func laterErrorAfterLine(low string, i int) bool {
 		}
 		rest = rest[nl:]
 	}
-	return strings.Contains(rest, "error")
+	return strings.Contains(rest, "error") || strings.Contains(rest, "exceeded retry limit") ||
+		strings.Contains(rest, "unexpected status ")
 }
 
 // payloadEnd is the newline that ends the line at i, or, when a JSON value

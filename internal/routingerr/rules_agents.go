@@ -144,11 +144,13 @@ var quotaRules = []rule{
 		}},
 	// Plan and free-tier quotas that say they are daily or exhausted until a
 	// reset: Gemini's PerDay quota ids and "daily quota", Code Assist's
-	// QUOTA_EXHAUSTED, Qwen OAuth's free daily quota, OpenAI's RPD/TPD.
+	// QUOTA_EXHAUSTED and its plan's "Individual quota reached. Contact your
+	// administrator to enable overages", Qwen OAuth's free daily quota,
+	// OpenAI's RPD/TPD.
 	{id: "quota.daily.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		any: []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model",
 			"daily limit", "daily request limit", "daily usage limit", "daily rate limit", "per-day rate limit", "(rpd)", "(tpd)", "weekly limit", "monthly limit", "monthly quota",
-			"monthly usage limit", "hour usage quota"},
+			"monthly usage limit", "hour usage quota", "individual quota reached", "to enable overages"},
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},

@@ -24,7 +24,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("limit: 0.5"), txt("limit: 10, model: x")},
 	},
 	"quota.daily.v1": {
-		pos: []Evidence{status(429, "You have exhausted your daily quota on this model."), status(429, "Daily request limit exceeded")},
+		pos: []Evidence{status(429, "You have exhausted your daily quota on this model."), status(429, "Daily request limit exceeded"),
+			txt("Cloud Code Assist API error (429): Individual quota reached. Contact your administrator to enable overages")},
 		neg: []Evidence{txt("MODEL_CAPACITY_EXHAUSTED daily quota"), txt("the quota is checked hourly"), txt("Approaching weekly limit")},
 	},
 	"quota.per_day_id.v1": {
@@ -198,7 +199,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"codex.reconnecting.v1": {
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5")},
-		neg: []Evidence{txt("Reconnecting... please wait"), {ExitStatus: "exit status 1", Err: "Reconnecting... 5/5"}},
+		neg: []Evidence{txt("Reconnecting... please wait"), {ExitStatus: "exit status 1", Err: "Reconnecting... 5/5"},
+			txt("Reconnecting... 5/5\nexceeded retry limit, last status: 401 Unauthorized, request id: x"),
+			txt("Reconnecting... 5/5\nunexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"}")},
 	},
 	"anthropic.unified_rejected.v1": {
 		pos: []Evidence{status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 1764525600")},
