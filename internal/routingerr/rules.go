@@ -350,10 +350,9 @@ func statusIs(lo, hi int) func(s *scan) int {
 //
 // Claude Code writes the retried error's cause on the next line, as
 // "    ⎿  TypeError (fetch failed)" (cli.js: `${cause.name} (${cause.message})`);
-// that line belongs to the retry, it is not a later error. Codex ends its
-// "Reconnecting... 5/5" lines with its final error, which need not say
-// "error": codex-rs's RetryLimit ("exceeded retry limit, last status: 401
-// Unauthorized") and UnexpectedStatus ("unexpected status 401 …").
+// that line belongs to the retry, it is not a later error. The agents' final
+// errors need not say "error" (finalWords): the turn is then over, and that
+// error decides.
 func laterErrorAfterLine(low string, i int) bool {
 	nl := payloadEnd(low, i)
 	if nl < 0 {
@@ -367,9 +366,31 @@ func laterErrorAfterLine(low string, i int) bool {
 		}
 		rest = rest[nl:]
 	}
-	return strings.Contains(rest, "error") || strings.Contains(rest, "exceeded retry limit") ||
-		strings.Contains(rest, "unexpected status ")
+	return saysFinal(rest)
 }
+
+// saysFinal: s holds an error, or one of the agents' final errors that do not
+// say "error" (finalWords).
+func saysFinal(s string) bool {
+	if strings.Contains(s, "error") {
+		return true
+	}
+	for _, w := range finalWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// finalWords are the agents' own final errors that do not say "error", as
+// they end a retry loop: codex-rs's RetryLimit and UnexpectedStatus, its
+// usage-limit, capacity, stream and refresh-token texts; Claude Code's
+// "Credit balance is too low", "Invalid API key · Please run /login",
+// "You've hit your limit · resets …"; Gemini CLI's daily quota.
+var finalWords = []string{"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
+	"usage limit reached", "stream disconnected", "at capacity", "refresh token", "sign in again",
+	"credit balance is too low", "invalid api key", "please run /login", "daily quota"}
 
 // payloadEnd is the newline that ends the line at i, or, when a JSON value
 // opened on that line is still open there, the first newline after it

@@ -438,7 +438,7 @@ func (s *scan) noticeOver(i int) bool {
 	for nl >= 0 && nl+1 < len(s.low) {
 		rest := s.low[nl+1:]
 		line := lineFrom(rest, 0)
-		if t := strings.TrimSpace(line); t != "" && indentOf(rest) <= depth && strings.Contains(line, "error") {
+		if t := strings.TrimSpace(line); t != "" && indentOf(rest) <= depth && saysFinal(line) {
 			return true
 		}
 		next := strings.IndexByte(rest, '\n')

@@ -193,6 +193,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			{StderrTail: "API Error (529 …) · Retrying in 19 seconds… (attempt 8/10)\n[debug] tick\n"}},
 		neg: []Evidence{
 			txt("API Error (529) · Retrying in 38 seconds… (attempt 10/10)\nAPI Error: 529 {\"type\":\"error\"}"),
+			txt("  ⎿  API Error (529) · Retrying in 38 seconds… (attempt 10/10)\n  ⎿  Credit balance is too low"),
 			{ExitStatus: "exit status 1", Err: "API Error (529) · Retrying in 4 seconds… (attempt 4/10)"},
 			txt("retrying in a moment"),
 		},
@@ -201,7 +202,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5")},
 		neg: []Evidence{txt("Reconnecting... please wait"), {ExitStatus: "exit status 1", Err: "Reconnecting... 5/5"},
 			txt("Reconnecting... 5/5\nexceeded retry limit, last status: 401 Unauthorized, request id: x"),
-			txt("Reconnecting... 5/5\nunexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"}")},
+			txt("Reconnecting... 5/5\nunexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"}"),
+			txt("Reconnecting... 5/5\nYou've hit your usage limit. Try again at 3:32 PM.")},
 	},
 	"anthropic.unified_rejected.v1": {
 		pos: []Evidence{status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 1764525600")},
