@@ -50,8 +50,11 @@ var openaiRules = []rule{
 		any: []string{"no tool output found for function call", "no tool call found for function call output",
 			"without its required 'reasoning' item", "without its required reasoning item"}},
 
+	// No credits or no plan: insufficient_quota and its codes; the ChatGPT
+	// backend's 429 {"error":{"type":"usage_not_included"}} (codex-rs's
+	// UsageNotIncluded: "To use Codex with your ChatGPT plan, upgrade to Plus").
 	{id: "openai.insufficient_quota.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
-		any: []string{"insufficient_quota", "billing_hard_limit_reached"}},
+		any: []string{"insufficient_quota", "billing_hard_limit_reached", "credit_balance_exhausted", "usage_not_included"}},
 	{id: "openai.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
 		any: []string{"invalid_api_key", "incorrect api key provided"}},
 	{id: "openai.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,

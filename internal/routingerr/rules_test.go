@@ -311,7 +311,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("extra inputs are permitted")},
 	},
 	"openai.insufficient_quota.v1": {
-		pos: []Evidence{status(429, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota"}}`)},
+		pos: []Evidence{status(429, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota"}}`),
+			status(429, `{"error":{"type":"usage_not_included"}}`)},
 		neg: []Evidence{txt("sufficient quota")},
 	},
 	"openai.invalid_api_key.v1": {
