@@ -144,6 +144,7 @@ func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
 	t.claim = make(chan struct{})
 	s.fallbackBoundaryLocked(rt, t)
 	rt.turn = t
+	t.in = s.execInputsLocked(rt, t)
 	s.stopIdleLocked(rt)
 	p.dispatching = true // no other path starts it meanwhile
 	s.publishStartingLocked(rt)

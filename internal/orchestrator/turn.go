@@ -60,6 +60,7 @@ type turn struct {
 	// claimErr nil when claimed; nil for other turns (retrydue.go).
 	claim    chan struct{}
 	claimErr error
+	in       *execInputs // read when it started, so its agent starts while the claim holds the lock; nil: read at launch
 }
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
@@ -244,19 +245,35 @@ func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) b
 	return inAgent >= sent
 }
 
+// execInputs is what a turn's execution starts from, read under the
+// session's lock.
+type execInputs struct {
+	ex                      Execution // the live process; nil when none
+	resumeID, agent, sessID string
+	task                    store.Task
+}
+
+// execInputsLocked takes the session's process away from a fresh turn.
+func (s *Service) execInputsLocked(rt *sessionRT, t *turn) *execInputs {
+	in := &execInputs{ex: rt.exec, resumeID: rt.sess.AgentSessionID, task: rt.task,
+		agent:  rt.agent(), // the task's profile, or the fallback it continues on (fallback.go)
+		sessID: rt.sess.ID}
+	if t.fresh && in.ex != nil {
+		rt.exec = nil
+	}
+	return in
+}
+
 // execution returns the session's live agent process, starting (or
 // resuming) one; started reports a new process.
 func (s *Service) execution(rt *sessionRT, t *turn) (_ Execution, started bool, _ error) {
-	rt.mu.Lock()
-	ex := rt.exec
-	if t.fresh && ex != nil {
-		rt.exec = nil
+	in := t.in
+	if in == nil {
+		rt.mu.Lock()
+		in = s.execInputsLocked(rt, t)
+		rt.mu.Unlock()
 	}
-	resumeID := rt.sess.AgentSessionID
-	task := rt.task
-	agent := rt.agent() // the task's profile, or the fallback it continues on (fallback.go)
-	sessID := rt.sess.ID
-	rt.mu.Unlock()
+	ex, resumeID, task, agent, sessID := in.ex, in.resumeID, in.task, in.agent, in.sessID
 	if t.fresh {
 		if ex != nil {
 			_ = ex.Close()
