@@ -6,12 +6,12 @@ package orchestrator
 //
 // A retry timer's callback, and an overload gate's or a usage window's
 // release of a session, start the retry at once (startDueLocked): its
-// attempt becomes the session's turn, the clients are told it is STARTING
-// (task.updated, from memory) and its agent is started (process start,
-// session/load). Its durable claim — session.turn.started with the claim,
-// and STARTING — is queued: the first callback of a burst drains the
-// queue, up to maxDueRound claims (one atomic batch per session) in one
-// store call (AppendEvents: one transaction). The prompt goes to the agent
+// attempt becomes the session's turn and the clients are told it is
+// STARTING (task.updated, from memory). Its durable claim —
+// session.turn.started with the claim, and STARTING — is queued: a
+// callback of the burst drains the queue, up to maxDueRound claims (one atomic batch per session) in one
+// store call (AppendEvents: one transaction), its agent starting
+// meanwhile (process start, session/load). The prompt goes to the agent
 // only once the claim is durable (claimed), so the restart rule of DESIGN
 // §4 holds: a claim that is durable may have been sent (the next start
 // shows manual recovery), one that is not was never sent (the next start
@@ -44,11 +44,14 @@ const maxDueRound = 1000
 // of it was sent (retrydue.go).
 var errNotClaimed = errors.New("the retry was not claimed")
 
-// dueQueue holds the claims of due retries already started, for the drainer.
+// dueQueue holds the due retries to start, and the claims of those
+// started, for the starter and the drainer.
 type dueQueue struct {
 	mu       sync.Mutex // guards the fields below
-	items    []dueStart
-	draining bool // a callback is draining; the others only queue
+	due      []dueItem  // to start
+	items    []dueStart // started, to claim
+	starting bool       // a callback is starting what is due; the others only queue
+	draining bool       // a callback is claiming; the others only queue
 }
 
 // dueItem is one session to dispatch: its own timer fired (p set), its
@@ -69,23 +72,41 @@ type dueStart struct {
 	t  *turn
 }
 
-// queueDue starts a due retry and queues its claim, then drains the
-// queue, unless a drainer is at work already. Call it from a callback
-// that entered the service, holding no session's lock.
+// queueDue starts a due retry and queues its claim. The first callback
+// of a burst starts the retries due, one after another (ten thousand
+// callbacks each taking the session's, the gate's and the service's locks
+// at once queue behind each other for seconds), and then, when no other
+// callback is claiming, claims them, round after round; callbacks that
+// come while it claims start the next ones meanwhile, so a start never
+// waits for a commit. Call it from a callback that entered the service,
+// holding no session's lock.
 func (s *Service) queueDue(it dueItem) {
-	rt := s.loaded(it.sid)
-	if rt == nil {
-		return
-	}
-	rt.mu.Lock()
-	d, ok := s.startDueLocked(rt, it)
-	rt.mu.Unlock()
-	if !ok {
-		return
-	}
 	q := &s.due
 	q.mu.Lock()
-	q.items = append(q.items, d)
+	q.due = append(q.due, it)
+	if q.starting {
+		q.mu.Unlock()
+		return
+	}
+	q.starting = true
+	for len(q.due) > 0 {
+		due := q.due
+		q.due = nil
+		q.mu.Unlock()
+		started := make([]dueStart, 0, len(due))
+		for _, it := range due {
+			if rt := s.loaded(it.sid); rt != nil {
+				rt.mu.Lock()
+				if d, ok := s.startDueLocked(rt, it); ok {
+					started = append(started, d)
+				}
+				rt.mu.Unlock()
+			}
+		}
+		q.mu.Lock()
+		q.items = append(q.items, started...)
+	}
+	q.starting = false
 	if q.draining {
 		q.mu.Unlock()
 		return
@@ -110,7 +131,7 @@ func (s *Service) queueDue(it dueItem) {
 }
 
 // startDueLocked starts a due retry that may go: its turn, published as
-// STARTING, its agent starting, its prompt held until claimed. false:
+// STARTING, its prompt held until claimed. false:
 // nothing started (superseded, held back by its gate or usage window, or
 // the service closing).
 func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
@@ -148,11 +169,7 @@ func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
 	s.stopIdleLocked(rt)
 	p.dispatching = true // no other path starts it meanwhile
 	s.publishStartingLocked(rt)
-	if !s.goTurn(func() { s.runTurn(rt, t) }) {
-		s.unstartLocked(rt, p, t, ErrClosed)
-		return dueStart{}, false // closing: it stays pending, re-armed at the next start
-	}
-	return dueStart{rt: rt, p: p, t: t}, true
+	return dueStart{rt: rt, p: p, t: t}, true // its attempt runs from its claim round (claimRound)
 }
 
 // publishStartingLocked tells the task's clients that its session starts,
@@ -175,6 +192,15 @@ func (s *Service) claimRound(round []dueStart) {
 		rt := d.rt
 		rt.mu.Lock()
 		if s.unclaimableLocked(rt, d.p, d.t) {
+			rt.mu.Unlock()
+			continue
+		}
+		// The attempt runs from here, its agent starting while the claim
+		// commits: not from startDueLocked, where a goroutine's start for
+		// each of thousands due at once came before the next one's news.
+		t := d.t
+		if !s.goTurn(func() { s.runTurn(rt, t) }) {
+			s.unstartLocked(rt, d.p, t, ErrClosed) // closing: it stays pending, re-armed at the next start
 			rt.mu.Unlock()
 			continue
 		}

@@ -32,7 +32,7 @@ type Service struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // every turn goroutine and timer callback
 
-	mu       sync.Mutex // guards closed and sessions
+	mu       sync.RWMutex // guards closed and sessions; read-locked on the timers' paths
 	closed   bool
 	sessions map[string]*sessionRT
 
@@ -96,8 +96,8 @@ func (s *Service) now() time.Time { return s.cfg.Clock.Now().UTC() }
 
 // enter registers work that Close must wait for; false once closing.
 func (s *Service) enter() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock() // thousands of timers fire at once; Close takes it exclusively
+	defer s.mu.RUnlock()
 	if s.closed {
 		return false
 	}
@@ -109,8 +109,8 @@ func (s *Service) leave() { s.wg.Done() }
 
 // goTurn runs f as owned work; false when the service is closing.
 func (s *Service) goTurn(f func()) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if s.closed {
 		return false
 	}

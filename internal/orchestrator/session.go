@@ -110,8 +110,8 @@ func (s *Service) install(task store.Task, sess store.Session) *sessionRT {
 
 // loaded returns the runtime of a session already in memory, or nil.
 func (s *Service) loaded(sessionID string) *sessionRT {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.sessions[sessionID]
 }
 
