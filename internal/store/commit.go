@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -19,13 +20,19 @@ type writeReq struct {
 
 // The committer is the only user of the writer connection after Open. It
 // takes every write queued while the previous commit ran and applies them
-// in one transaction, each inside its own SAVEPOINT: a write that fails
-// rolls back to its savepoint and alone reports the error; the others
-// commit together. Most of a small write's cost is the commit itself (the
-// WAL frames of every page it touched), so when a thousand sessions write
-// at once — the overload gate releasing its waiters — they share commits
-// instead of queueing for one each. A lone write is a plain transaction,
-// as before.
+// in one transaction. Most of a small write's cost is the commit itself
+// (the WAL frames of every page it touched), so when a thousand sessions
+// write at once — the overload gate releasing its waiters — they share
+// commits instead of queueing for one each. A lone write is a plain
+// transaction, as before.
+//
+// A group runs optimistically first, the writes one after the other with
+// nothing between them; if one fails, the transaction is rolled back and
+// the group runs again with each write inside its own SAVEPOINT: the one
+// that fails rolls back to its savepoint and alone reports the error; the
+// others commit together. Savepoints on every group cost a sub-journal
+// copy of each page a write touches and its release (13% of the CPU of
+// a gate release), for writes that almost never fail.
 func (db *DB) startCommitter() {
 	db.writes = make(chan *writeReq)
 	db.stopCommit = make(chan struct{})
@@ -84,7 +91,10 @@ func (db *DB) commitGroup(group []*writeReq) {
 		live[0].done <- db.runAlone(live[0])
 		return
 	}
-	errs, err := db.runGroup(live)
+	errs, err := db.runOptimistic(live)
+	if errors.Is(err, errGroupFailed) {
+		errs, err = db.runGroup(live)
+	}
 	if be, ok := err.(beginError); ok {
 		// No transaction at all (the file is locked by another process past
 		// busy_timeout, or gone): running each alone would wait as long again
@@ -120,6 +130,36 @@ func (db *DB) runAlone(r *writeReq) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// errGroupFailed: a write of an optimistic group failed; nothing of the
+// group was committed.
+var errGroupFailed = errors.New("store: a write of the group failed")
+
+// runOptimistic runs the writes in one transaction without savepoints. A
+// write that fails makes it roll back everything (errGroupFailed). While
+// the writes run, the commit hook (Open) refuses every commit, so a write
+// that ended the transaction cannot have the writes after it commit on
+// their own: they fail, and the group runs again with savepoints.
+func (db *DB) runOptimistic(live []*writeReq) (errs []error, err error) {
+	ctx := context.Background()
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, beginError{err}
+	}
+	db.inGroup.Store(true)
+	for _, r := range live {
+		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
+			db.inGroup.Store(false)
+			_ = tx.Rollback()
+			return nil, errGroupFailed
+		}
+	}
+	db.inGroup.Store(false)
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return make([]error, len(live)), nil
 }
 
 // runGroup runs the writes in one transaction, each in a savepoint; errs[i]

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+	"modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
 
 // FileName is the data file inside the data directory.
@@ -62,6 +62,10 @@ type DB struct {
 	health       health
 	stopMaintain context.CancelFunc
 	maintainDone chan struct{}
+
+	// inGroup is set while the committer runs an optimistic group; the
+	// writer's commit hook refuses every commit meanwhile (commit.go).
+	inGroup atomic.Bool
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -159,8 +163,40 @@ func (db *DB) open(ctx context.Context, ms []migration) error {
 	if err := db.hot.prepare(ctx, db.w); err != nil {
 		return err
 	}
+	if err := db.guardCommits(ctx); err != nil {
+		return err
+	}
 	db.startCommitter()
 	return db.startMaintenance()
+}
+
+// commitHooker is the writer connection of the sqlite driver.
+type commitHooker interface {
+	RegisterCommitHook(sqlite.CommitHookFn)
+}
+
+// guardCommits installs the writer connection's commit hook: no commit
+// while an optimistic group runs, but the group's own (commit.go). The
+// pool holds that one connection for good (SetMaxIdleConns(1)).
+func (db *DB) guardCommits(ctx context.Context) error {
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return db.openErr(err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		h, ok := dc.(commitHooker)
+		if !ok {
+			return fmt.Errorf("store: the sqlite driver's connection (%T) has no commit hook", dc)
+		}
+		h.RegisterCommitHook(func() int32 {
+			if db.inGroup.Load() {
+				return 1 // turns the commit into a rollback
+			}
+			return 0
+		})
+		return nil
+	})
 }
 
 func (db *DB) openErr(err error) error {
