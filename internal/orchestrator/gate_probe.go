@@ -44,6 +44,7 @@ func (s *Service) noteProbeOutputLocked(rt *sessionRT, t *turn, ev lifecycle.Eve
 		return
 	}
 	t.answered = true
+	s.flushOrFailLocked(rt) // its RUNNING (stream.go) is saved before the gate says the provider is back
 	s.log.Info("overload gate probe answered; closing the gate before its turn ends",
 		zap.String("session_id", rt.sess.ID), zap.String("evidence", string(ev.Kind)))
 	s.gateSucceededLocked(rt, s.now())

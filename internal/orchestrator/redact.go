@@ -184,8 +184,11 @@ func (s *Service) showStreamLocked(rt *sessionRT, t *turn, id *string, role, del
 		return
 	}
 	if *id == "" {
-		m := store.Message{ID: uuid.NewString(), TurnID: t.id, Role: role, Text: delta}
-		if s.addMessageLocked(rt, m) == nil {
+		// Added by the next flush, with the text streamed to it until then.
+		now := s.now()
+		m := store.Message{ID: uuid.NewString(), SessionID: rt.sess.ID, TurnID: t.id, Role: role, Text: delta, CreatedAt: now, UpdatedAt: now}
+		sanitizeMessage(&m)
+		if s.stageAddLocked(rt, t, m) {
 			*id = m.ID
 			if role == "agent" {
 				t.agentMsgs = append(t.agentMsgs, m.ID) // also when created by a flush

@@ -47,6 +47,9 @@ type sessionRT struct {
 	reconcile *quartz.Timer  // writes unsaved and dirty state again
 	stream    *streamBuf     // streamed text not yet flushed (stream.go); nil when none
 	gone      bool           // its task was deleted (taskedit.go): nothing is written any more
+	// userMsgs is at least the number of the session's user messages
+	// (agentHoldsPrompt answers from it without a read).
+	userMsgs int32
 }
 
 // chainState describes the retry chain of the current generation.
@@ -101,7 +104,7 @@ func (rt *sessionRT) view() TaskView {
 
 // install registers the runtime of a freshly created task.
 func (s *Service) install(task store.Task, sess store.Session) *sessionRT {
-	rt := &sessionRT{task: task, sess: sess}
+	rt := &sessionRT{task: task, sess: sess} // userMsgs 0: a new session has no messages
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessions[sess.ID] = rt
@@ -173,6 +176,9 @@ func (s *Service) build(ctx context.Context, sessionID string) (*sessionRT, erro
 	}
 	rt := &sessionRT{task: task, sess: sess}
 	for _, m := range msgs {
+		if m.Role == "user" {
+			rt.userMsgs++
+		}
 		switch m.Metadata["kind"] {
 		case kindRetryNotice:
 			rt.notice = m.ID
@@ -236,6 +242,7 @@ type pendingEvent struct {
 	// the task, when taskState is set and differs) from where the events
 	// before it in the batch left them; c.sess and c.task are set from it.
 	state, taskState string
+	agentSession     *string // with state: the session's agent session id from then on
 }
 
 // stateEvent is setStateLocked's event, for a batch.
@@ -262,6 +269,9 @@ func (s *Service) buildEvent(sess store.Session, task store.Task, now time.Time,
 	if e.state != "" {
 		next := sess
 		next.State = e.state
+		if e.agentSession != nil {
+			next.AgentSessionID = *e.agentSession
+		}
 		c.sess = &next
 		if e.taskState != "" && e.taskState != task.State {
 			t := task
@@ -346,6 +356,9 @@ func (s *Service) appliedLocked(rt *sessionRT, bs []builtEvent) {
 		if b.task != nil {
 			rt.task = *b.task
 		}
+		if m := b.w.UpsertMessage; m != nil && m.Role == "user" {
+			rt.userMsgs++ // an update counted as an add only makes the bound looser
+		}
 		rt.subs.publish(Notification{Action: b.action, Seq: b.sess.LastSeq, Payload: b.payload, At: b.at})
 		s.attentionLocked(rt, b.action, b.body)
 		notify = notify || b.notify
@@ -380,24 +393,25 @@ func (s *Service) buildAllLocked(rt *sessionRT, evs []pendingEvent) ([]builtEven
 	if rt.gone {
 		return nil, nil, fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
 	}
-	var all []pendingEvent
+	var segs []streamSeg
 	if b := rt.stream; b != nil {
 		rt.stream = nil
 		if b.timer != nil {
 			b.timer.Stop()
 		}
-		for _, seg := range b.segs {
-			delta := string(seg.text)
-			all = append(all, pendingEvent{action: "session.message.updated", body: map[string]any{"message_id": seg.id, "delta": delta},
-				c: change{append: &store.TextAppend{MessageID: seg.id, Delta: delta}}})
-		}
+		segs = b.segs
 	}
-	all = append(all, evs...)
 	now := s.now()
 	sess, task := rt.sess, rt.task
-	bs := make([]builtEvent, 0, len(all))
-	ws := make([]store.EventWrite, 0, len(all))
-	for _, e := range all {
+	bs := make([]builtEvent, 0, len(segs)+len(evs))
+	ws := make([]store.EventWrite, 0, len(segs)+len(evs))
+	for i := range len(segs) + len(evs) {
+		var e pendingEvent
+		if i < len(segs) {
+			e = segs[i].event(sess.LastSeq + 1)
+		} else {
+			e = evs[i-len(segs)]
+		}
 		b, err := s.buildEvent(sess, task, now, e)
 		if err != nil {
 			return nil, nil, err

@@ -23,6 +23,13 @@ import (
 // join the buffer here. When the store falls behind, a flush simply finds
 // more to write. Every other event of the session flushes first, so seq
 // order stays arrival order (a tool call after text comes after it).
+//
+// A streamed message's creation waits in the buffer too, with the text
+// that follows it, and so does the session's move to RUNNING: a flush is
+// one batch (one commit) of everything buffered, and a turn that ends
+// within the interval writes them with its end (turnbatch.go). When the
+// overload gate releases thousands of quick turns, that is two commits
+// per turn instead of four.
 
 const (
 	// DefaultFlushInterval is Config.FlushInterval's default: about forty
@@ -41,10 +48,30 @@ type streamBuf struct {
 	timer *quartz.Timer // armed while segs is not empty
 }
 
-// streamSeg is the text streamed to one message since the last flush.
+// streamSeg is the text streamed to one message since the last flush, or
+// an event that waits for it.
 type streamSeg struct {
 	id   string
 	text []byte
+	// add: the message is not in the store yet; the flush adds it, text
+	// and all (its Text, Seq and UpdatedAt are set then).
+	add *store.Message
+	ev  *pendingEvent // an event (not text) that rides the flush
+}
+
+// event is the segment as an event of a batch, once it is at seq seq.
+func (g streamSeg) event(seq int64) pendingEvent {
+	switch {
+	case g.ev != nil:
+		return *g.ev
+	case g.add != nil:
+		m := *g.add
+		m.Text, m.Seq = string(g.text), seq
+		return pendingEvent{action: "session.message.added", body: map[string]any{"message": m}, c: change{upsert: &m}}
+	}
+	delta := string(g.text)
+	return pendingEvent{action: "session.message.updated", body: map[string]any{"message_id": g.id, "delta": delta},
+		c: change{append: &store.TextAppend{MessageID: g.id, Delta: delta}}}
 }
 
 // bufferLocked adds a chunk for message id, arming the flush timer.
@@ -52,19 +79,54 @@ func (s *Service) bufferLocked(rt *sessionRT, t *turn, id, text string) {
 	if t.storeErr != nil {
 		return // the turn is failing (storefault.go): nothing more is shown as saved
 	}
-	if rt.stream == nil {
-		rt.stream = &streamBuf{}
+	if b := rt.stream; b != nil {
+		if n := len(b.segs); n > 0 && b.segs[n-1].id == id {
+			b.segs[n-1].text = append(b.segs[n-1].text, text...)
+			s.grewLocked(rt, len(text))
+			return
+		}
 	}
-	b := rt.stream
-	if n := len(b.segs); n > 0 && b.segs[n-1].id == id {
-		b.segs[n-1].text = append(b.segs[n-1].text, text...)
-	} else {
-		b.segs = append(b.segs, streamSeg{id: id, text: []byte(text)})
-	}
-	b.bytes += len(text)
 	if t.streamed == nil || t.streamed[len(t.streamed)-1] != id {
 		t.streamed = append(t.streamed, id)
 	}
+	s.stageLocked(rt, streamSeg{id: id, text: []byte(text)})
+}
+
+// stageAddLocked buffers the creation of message m (with its first text),
+// which the text streamed to it next joins. m is complete but for Seq.
+func (s *Service) stageAddLocked(rt *sessionRT, t *turn, m store.Message) bool {
+	if t.storeErr != nil {
+		return false
+	}
+	text := m.Text
+	m.Text = ""
+	s.stageLocked(rt, streamSeg{id: m.ID, text: []byte(text), add: &m})
+	return true
+}
+
+// stageEventLocked buffers an event: it is written with the next flush,
+// in its place among the text.
+func (s *Service) stageEventLocked(rt *sessionRT, t *turn, e pendingEvent) {
+	if t.storeErr != nil {
+		return
+	}
+	s.stageLocked(rt, streamSeg{ev: &e})
+}
+
+// stageLocked appends a segment to the buffer.
+func (s *Service) stageLocked(rt *sessionRT, g streamSeg) {
+	if rt.stream == nil {
+		rt.stream = &streamBuf{}
+	}
+	rt.stream.segs = append(rt.stream.segs, g)
+	s.grewLocked(rt, len(g.text))
+}
+
+// grewLocked notes n more bytes in the buffer: it flushes at once past
+// maxStreamBuffer, else arms the flush timer.
+func (s *Service) grewLocked(rt *sessionRT, n int) {
+	b := rt.stream
+	b.bytes += n
 	if b.bytes >= maxStreamBuffer {
 		s.flushOrFailLocked(rt)
 		return
@@ -72,6 +134,19 @@ func (s *Service) bufferLocked(rt *sessionRT, t *turn, id, text string) {
 	if b.timer == nil {
 		b.timer = s.cfg.FlushClock.AfterFunc(s.cfg.FlushInterval, func() { s.onFlushTimer(rt, b) }, "stream-flush")
 	}
+}
+
+// stagedAdd is the buffered creation of message id; nil when it is in the
+// store already (or was never buffered).
+func (rt *sessionRT) stagedAdd(id string) *store.Message {
+	if b := rt.stream; b != nil {
+		for _, g := range b.segs {
+			if g.add != nil && g.id == id {
+				return g.add
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Service) onFlushTimer(rt *sessionRT, b *streamBuf) {
@@ -88,27 +163,14 @@ func (s *Service) onFlushTimer(rt *sessionRT, b *streamBuf) {
 	s.flushOrFailLocked(rt)
 }
 
-// flushBufferLocked persists and publishes the buffered text. On an error
-// the rest of the buffer is dropped, and the error is the caller's to
-// report: that text was neither saved nor shown.
+// flushBufferLocked persists and publishes the buffer, one batch. On an
+// error all of it is dropped, and the error is the caller's to report:
+// that text was neither saved nor shown.
 func (s *Service) flushBufferLocked(rt *sessionRT) error {
-	b := rt.stream
-	if b == nil {
+	if rt.stream == nil {
 		return nil
 	}
-	rt.stream = nil // a session between replies keeps no buffer
-	if b.timer != nil {
-		b.timer.Stop()
-	}
-	segs := b.segs
-	for _, seg := range segs {
-		delta := string(seg.text)
-		if err := s.persistLocked(rt, "session.message.updated", map[string]any{"message_id": seg.id, "delta": delta},
-			change{append: &store.TextAppend{MessageID: seg.id, Delta: delta}}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.emitAllLocked(rt, nil) // takes the buffer (buildAllLocked)
 }
 
 // flushOrFailLocked flushes; a failure fails the running turn: the

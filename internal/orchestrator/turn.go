@@ -213,10 +213,10 @@ func (s *Service) runTurn(rt *sessionRT, t *turn) {
 	if started {
 		s.setModelLocked(rt, modelOf(ex)) // published with the state change below
 	}
-	next := rt.sess
-	next.AgentSessionID = ex.AgentSessionID()
-	next.State = store.SessionRunning
-	_ = s.emitLocked(rt, "session.state_changed", map[string]any{"task_id": rt.task.ID, "state": store.SessionRunning}, change{sess: &next})
+	// RUNNING rides the next flush (stream.go): with the reply's first
+	// text, or with the turn's end when that comes first.
+	agentSession := ex.AgentSessionID()
+	s.stageEventLocked(rt, t, pendingEvent{action: "session.state_changed", state: store.SessionRunning, agentSession: &agentSession})
 	rt.mu.Unlock()
 	res, err := ex.Prompt(t.ctx, text)
 	s.finishTurn(rt, t, ex, res, err)
@@ -237,6 +237,12 @@ func (s *Service) agentHoldsPrompt(rt *sessionRT, ex Execution, prompt string) b
 	}
 	if inAgent == 0 {
 		return false
+	}
+	rt.mu.Lock()
+	users := int(rt.userMsgs)
+	rt.mu.Unlock()
+	if inAgent >= users {
+		return true // it holds as many copies as the session has prompts at all: no read
 	}
 	sent, err := s.store.CountMessages(s.storeCtx(), rt.sess.ID, "user", stored)
 	if err != nil {
@@ -461,8 +467,11 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 	if rt.turn != t {
 		return
 	}
-	s.flushOrFailLocked(rt)
 	rt.turn = nil
+	cancelled := t.ctx.Err() != nil || res.StopReason == "cancelled" || ev.Cancelled
+	if err != nil || cancelled || t.cancelledRetry || t.storeErr != nil {
+		s.flushOrFailLocked(rt) // a success's end batch takes the buffer with it (turnbatch.go)
+	}
 	if t.storeErr != nil {
 		s.storeFailedLocked(rt, t, t.storeErr)
 		return
@@ -476,7 +485,6 @@ func (s *Service) finishTurn(rt *sessionRT, t *turn, ex Execution, res lifecycle
 			s.storeFailedLocked(rt, t, err)
 		}
 	}()
-	cancelled := t.ctx.Err() != nil || res.StopReason == "cancelled" || ev.Cancelled
 	if err == nil || cancelled {
 		s.flushStreamsLocked(rt, t) // a failure flushes once it knows whether the text was the error line
 	}

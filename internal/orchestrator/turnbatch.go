@@ -26,6 +26,15 @@ func (s *Service) markEventsLocked(rt *sessionRT, t *turn, key string, value any
 	}
 	var evs []pendingEvent
 	for _, id := range ids {
+		if m := rt.stagedAdd(id); m != nil {
+			// Not in the store yet: it is added with its mark, no read,
+			// no second write.
+			if m.Metadata == nil {
+				m.Metadata = map[string]any{}
+			}
+			m.Metadata[key] = value
+			continue
+		}
 		m, err := s.store.GetMessage(s.storeCtx(), id)
 		if err != nil {
 			s.log.Error("read a reply to mark it failed", zap.String("session_id", rt.sess.ID),

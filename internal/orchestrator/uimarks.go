@@ -49,6 +49,7 @@ func (s *Service) markAgentMsgsLocked(rt *sessionRT, t *turn, key string, value 
 	if lastOnly {
 		ids = ids[len(ids)-1:]
 	}
+	s.flushOrFailLocked(rt) // a reply may still be in the buffer (stream.go)
 	msgs, err := s.store.ListMessages(s.storeCtx(), rt.sess.ID)
 	if err != nil {
 		s.log.Error("list messages to mark a reply failed", zap.String("session_id", rt.sess.ID),

@@ -393,10 +393,15 @@ func TestUsageUnknownResetProbesEveryFifteenMinutes(t *testing.T) {
 	defer trap.Close()
 	v, err := h.svc.CreateTask(h.ctx, CreateTaskRequest{Prompt: "job", Agent: "mock"})
 	require.NoError(t, err)
-	f := h.follow(v.Sessions[0].ID, 0)
+	var f *feed
 	for i := range 4 {
 		call := trap.MustWait(h.ctx)
 		call.MustRelease(h.ctx)
+		if f == nil {
+			// Not before: the trapped timer is armed under the session's
+			// lock, which a subscription takes (the feed replays from 0).
+			f = h.follow(v.Sessions[0].ID, 0)
+		}
 		require.Equal(t, MinUsageProbe, call.Duration, "probe %d", i)
 		n := f.until(isNotice)
 		assert.Contains(t, n.Message.Text, "Usage limit reached — reset time unknown; checking again at")
