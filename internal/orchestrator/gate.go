@@ -44,9 +44,9 @@ type gateOwner struct {
 	cfg  overload.Config // effective: defaults and scale applied
 	rand func() float64
 
-	mu       sync.Mutex // guards gates and releases; taken after a session's mutex, never before one
+	mu       sync.Mutex // guards gates (releases change under it too); taken after a session's mutex, never before one
 	gates    map[string]*gateRT
-	releases map[string]*pendingRelease // session → its release timer
+	releases *releases // the released sessions' timers (stagger.go)
 }
 
 // gateRT is one gate with its timer and bookkeeping.
@@ -64,12 +64,6 @@ type gateRT struct {
 	ruleID   string
 	updated  time.Time
 	fleet    fleetGateRT // fleet mode: the link to the fleet's gate (gate_fleet.go)
-}
-
-type pendingRelease struct {
-	key   string
-	at    time.Time
-	timer *quartz.Timer
 }
 
 // gateWait is a session about to wait on a gate.
@@ -401,7 +395,7 @@ func (s *Service) releaseGateLocked(gr *gateRT, sid string, now time.Time) {
 	peers := gr.g.Peers() // fleet mode: they go over the same window (Succeeded)
 	rel := gr.g.Succeeded(sid, now)
 	for _, r := range rel {
-		s.armReleaseLocked(key, r.Session, r.At)
+		s.gate.releases.arm(r.Session, key, r.At)
 		s.cfg.Metrics.gateRelease.Observe(r.At.Sub(r.Since).Seconds())
 	}
 	if len(rel) > 0 {
@@ -411,32 +405,14 @@ func (s *Service) releaseGateLocked(gr *gateRT, sid string, now time.Time) {
 	s.afterGateLocked(gr, now)
 }
 
-// armReleaseLocked arms a released session's timer. gate.mu is held.
-func (s *Service) armReleaseLocked(key, sid string, at time.Time) {
-	if old := s.gate.releases[sid]; old != nil {
-		old.timer.Stop()
-	}
-	pr := &pendingRelease{key: key, at: at}
-	// The callback takes gate.mu first, so it sees pr.timer set.
-	pr.timer = s.cfg.Clock.AfterFunc(max(at.Sub(s.now()), 0), func() { s.onRelease(sid, pr) }, "gate-release")
-	s.gate.releases[sid] = pr
-}
-
-// onRelease lets a released session go: it retries as if its own timer
-// fired, so a gate that opened again in the meantime holds it back.
-func (s *Service) onRelease(sid string, pr *pendingRelease) {
+// onGateRelease lets a released session go: it retries as if its own
+// timer fired, so a gate that opened again in the meantime holds it back.
+func (s *Service) onGateRelease(sid, key string) {
 	if !s.enter() {
 		return
 	}
 	defer s.leave()
-	s.gate.mu.Lock()
-	if s.gate.releases[sid] != pr {
-		s.gate.mu.Unlock()
-		return
-	}
-	delete(s.gate.releases, sid)
-	s.gate.mu.Unlock()
-	s.queueDue(dueItem{sid: sid, gate: pr.key, woke: s.now()}) // released together, claimed together (retrydue.go)
+	s.queueDue(dueItem{sid: sid, gate: key, woke: s.now()}) // released together, claimed together (retrydue.go)
 }
 
 // onProbeTimer is a gate's timer: the next probe is due.
@@ -532,10 +508,7 @@ func (s *Service) armDeadlineLocked(rt *sessionRT, p *parkedRetry, deadline time
 func (s *Service) gateLeaveLocked(sid, key string, now time.Time) {
 	s.gate.mu.Lock()
 	defer s.gate.mu.Unlock()
-	if pr := s.gate.releases[sid]; pr != nil {
-		pr.timer.Stop()
-		delete(s.gate.releases, sid)
-	}
+	s.gate.releases.cancel(sid, "")
 	if gr := s.gate.gates[key]; gr != nil {
 		gr.g.Leave(sid, now)
 		s.afterGateLocked(gr, now)
@@ -589,8 +562,5 @@ func (s *Service) closeGates() {
 		}
 		gr.timerGen++
 	}
-	for sid, pr := range s.gate.releases {
-		pr.timer.Stop()
-		delete(s.gate.releases, sid)
-	}
+	s.gate.releases.stop()
 }

@@ -156,8 +156,8 @@ func (s *Service) refreshGateNoticeLocked(rt *sessionRT) {
 		return
 	}
 	v := gr.view(rt.sess.ID)
-	if pr := s.gate.releases[rt.sess.ID]; pr != nil {
-		v.releaseAt = pr.at
+	if r, ok := s.gate.releases.pending(rt.sess.ID); ok {
+		v.releaseAt = r.at
 	}
 	s.gate.mu.Unlock()
 	said := saidSum(v.said())
@@ -194,12 +194,8 @@ func (s *Service) refreshWatchedNotices(key string) {
 			ids = append(ids, w.Session)
 		}
 	}
-	for sid, pr := range s.gate.releases {
-		if pr.key == key {
-			ids = append(ids, sid)
-		}
-	}
 	s.gate.mu.Unlock()
+	ids = append(ids, s.gate.releases.of(key)...)
 	for _, sid := range ids {
 		s.mu.Lock()
 		rt := s.sessions[sid]

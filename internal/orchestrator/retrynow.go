@@ -42,10 +42,7 @@ func (s *Service) retryNowLocked(rt *sessionRT) error {
 			}
 			s.afterGateLocked(gr, now)
 		}
-		if pr := s.gate.releases[sid]; pr != nil {
-			pr.timer.Stop()
-			delete(s.gate.releases, sid)
-		}
+		s.gate.releases.cancel(sid, "")
 		s.gate.mu.Unlock()
 		if probe {
 			p.probe = true
@@ -59,10 +56,7 @@ func (s *Service) retryNowLocked(rt *sessionRT) error {
 		if w := s.usage.windows[key]; w != nil && w.leader == "" && !w.open {
 			w.leader = sid // it goes first: the others follow its verdict
 		}
-		if r := s.usage.releases[sid]; r != nil {
-			r.timer.Stop()
-			delete(s.usage.releases, sid)
-		}
+		s.usage.releases.cancel(sid, "")
 		s.usage.mu.Unlock()
 	}
 	s.log.Info("retry now", zap.String("session_id", sid), zap.Bool("probe", p.probe), zap.String("code", p.rec.Code))

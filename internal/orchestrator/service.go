@@ -66,7 +66,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("orchestrator: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{
+	s := &Service{
 		cfg:      cfg,
 		store:    cfg.Store,
 		log:      cfg.Logger,
@@ -76,9 +76,12 @@ func New(cfg Config) (*Service, error) {
 		sessions: make(map[string]*sessionRT),
 		slots:    agentSlots{max: max(cfg.MaxAgents, 0)},
 		gate: gateOwner{cfg: cfg.Overload.WithDefaults(), rand: orRand(cfg.Rand),
-			gates: make(map[string]*gateRT), releases: make(map[string]*pendingRelease)},
+			gates: make(map[string]*gateRT)},
 		usage: newUsageOwner(cfg.Usage, orRand(cfg.Rand)),
-	}, nil
+	}
+	s.gate.releases = newReleases(cfg.Clock, "gate-release", s.onGateRelease)
+	s.usage.releases = newReleases(cfg.Clock, "usage-release", s.onUsageRelease)
+	return s, nil
 }
 
 func orRand(f func() float64) func() float64 {

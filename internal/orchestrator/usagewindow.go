@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/quartz"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
@@ -44,9 +43,9 @@ type usageOwner struct {
 	cfg  UsageConfig // effective: defaults and scale applied
 	rand func() float64
 
-	mu       sync.Mutex // guards windows and releases; taken after a session's mutex, never before one
+	mu       sync.Mutex // guards windows (releases change under it too); taken after a session's mutex, never before one
 	windows  map[string]*usageWindow
-	releases map[string]*usageRelease // session → its release timer
+	releases *releases // the released sessions' timers (stagger.go)
 }
 
 // usageWindow is one account's window and the sessions parked on it.
@@ -58,14 +57,9 @@ type usageWindow struct {
 	open    bool                // the leader continued: due sessions go at once
 }
 
-type usageRelease struct {
-	key   string
-	timer *quartz.Timer
-}
-
 func newUsageOwner(cfg UsageConfig, rand func() float64) usageOwner {
 	return usageOwner{cfg: cfg.withDefaults(), rand: rand,
-		windows: make(map[string]*usageWindow), releases: make(map[string]*usageRelease)}
+		windows: make(map[string]*usageWindow)}
 }
 
 // windowLocked returns the window of key, creating it. usage.mu is held.
@@ -242,7 +236,7 @@ func (s *Service) usageDueLocked(rt *sessionRT, p *parkedRetry) bool {
 	s.usage.mu.Lock()
 	w := s.usage.windowLocked(key)
 	w.members[sid] = struct{}{}
-	if w.open && s.usage.releases[sid] != nil {
+	if _, released := s.usage.releases.pending(sid); w.open && released {
 		s.usage.mu.Unlock()
 		return true // released with the others, in its turn: spread, not all at once
 	}
@@ -333,31 +327,20 @@ func (s *Service) usageRelease(key string, sids []string, window time.Duration) 
 	if window <= 0 {
 		offsets = make([]time.Duration, len(sids))
 	}
-	s.usage.mu.Lock()
+	now := s.now()
+	s.usage.mu.Lock() // a due session sees all of them armed or none (usageDueLocked)
 	defer s.usage.mu.Unlock()
 	for i, sid := range sids {
-		if old := s.usage.releases[sid]; old != nil {
-			old.timer.Stop()
-		}
-		r := &usageRelease{key: key}
-		r.timer = s.cfg.Clock.AfterFunc(offsets[i], func() { s.onUsageRelease(sid, r) }, "usage-release")
-		s.usage.releases[sid] = r
+		s.usage.releases.arm(sid, key, now.Add(offsets[i]))
 	}
 }
 
-func (s *Service) onUsageRelease(sid string, r *usageRelease) {
+func (s *Service) onUsageRelease(sid, key string) {
 	if !s.enter() {
 		return
 	}
 	defer s.leave()
-	s.usage.mu.Lock()
-	if s.usage.releases[sid] != r {
-		s.usage.mu.Unlock()
-		return
-	}
-	delete(s.usage.releases, sid)
-	s.usage.mu.Unlock()
-	s.queueDue(dueItem{sid: sid, usage: r.key, woke: s.now()}) // as the gate's releases (retrydue.go)
+	s.queueDue(dueItem{sid: sid, usage: key, woke: s.now()}) // as the gate's releases (retrydue.go)
 }
 
 // usageLeaveLocked takes a session off its window (success, cancel, a new
@@ -368,10 +351,7 @@ func (s *Service) usageLeaveLocked(sid, key string) {
 		return
 	}
 	s.usage.mu.Lock()
-	if r := s.usage.releases[sid]; r != nil && r.key == key {
-		r.timer.Stop()
-		delete(s.usage.releases, sid)
-	}
+	s.usage.releases.cancel(sid, key)
 	w := s.usage.windows[key]
 	if w == nil {
 		s.usage.mu.Unlock()
@@ -415,12 +395,7 @@ func (s *Service) usageRestore(sid string, p *parkedRetry) {
 
 // closeUsage stops every release timer; Close waits for running callbacks.
 func (s *Service) closeUsage() {
-	s.usage.mu.Lock()
-	defer s.usage.mu.Unlock()
-	for sid, r := range s.usage.releases {
-		r.timer.Stop()
-		delete(s.usage.releases, sid)
-	}
+	s.usage.releases.stop()
 }
 
 // usageNotice is the one status message of a session waiting on a window.
