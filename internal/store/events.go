@@ -21,6 +21,7 @@ type hotStmts struct {
 	dropChunksOf   *sql.Stmt
 	deleteMessage  *sql.Stmt
 	scrubEvents    *sql.Stmt
+	scrubPlain     *sql.Stmt // scrubEvents for an id JSON writes as it is
 	replaceTask    *sql.Stmt
 	// The retry owner's: parking (with the notice), claiming, clearing.
 	saveRetry    *sql.Stmt
@@ -72,6 +73,18 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 				AND seq >= (SELECT seq FROM messages WHERE id = ?2 AND session_id = ?1)
 				AND type IN ('session.message.added', 'session.message.updated')
 				AND (json_extract(payload, '$.message.id') = ?2 OR json_extract(payload, '$.message_id') = ?2)`},
+		// The same, parsing only the events whose text holds the id: most
+		// of a session's events since the message do not (the overload
+		// gate's notice, deleted when its session is answered: 7% of the
+		// CPU of a gate release, parsing every event after it).
+		{&h.scrubPlain, `UPDATE events SET payload = CASE
+				WHEN json_type(payload, '$.delta') IS NOT NULL THEN json_set(payload, '$.delta', '')
+				ELSE json_remove(json_set(payload, '$.message.text', ''), '$.message.metadata.excerpt') END
+			WHERE session_id = ?1
+				AND seq >= (SELECT seq FROM messages WHERE id = ?2 AND session_id = ?1)
+				AND type IN ('session.message.added', 'session.message.updated')
+				AND instr(payload, ?2) > 0
+				AND (json_extract(payload, '$.message.id') = ?2 OR json_extract(payload, '$.message_id') = ?2)`},
 		{&h.saveRetry, savePendingRetrySQL},
 		{&h.claimRetry, `UPDATE pending_retries SET state = 'dispatching'
 			WHERE session_id = ? AND generation = ? AND attempt = ? AND state = 'pending'`},
@@ -103,7 +116,7 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 func (h *hotStmts) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{h.advanceSeq, h.advanceSession, h.insertEvent, h.upsertMessage, h.touchMessage,
-		h.insertChunk, h.dropChunks, h.dropChunksOf, h.deleteMessage, h.scrubEvents, h.replaceTask,
+		h.insertChunk, h.dropChunks, h.dropChunksOf, h.deleteMessage, h.scrubEvents, h.scrubPlain, h.replaceTask,
 		h.saveRetry, h.claimRetry, h.claimRetries, h.deleteRetry, h.savepoint, h.rollbackTo, h.release, h.batchSave, h.batchRollback, h.batchRelease} {
 		if s != nil {
 			errs = append(errs, s.Close())
@@ -250,7 +263,11 @@ func (db *DB) applyEventWrite(ctx context.Context, tx *sql.Tx, p *preparedWrite)
 	}
 
 	if id := p.w.DeleteMessage; id != "" {
-		if _, err := tx.StmtContext(ctx, db.hot.scrubEvents).ExecContext(ctx, ev.SessionID, id); err != nil {
+		scrub := db.hot.scrubEvents
+		if plainJSON(id) {
+			scrub = db.hot.scrubPlain
+		}
+		if _, err := tx.StmtContext(ctx, scrub).ExecContext(ctx, ev.SessionID, id); err != nil {
 			return err
 		}
 		if err := deleteMessage(ctx, tx, &db.hot, id, ev.SessionID); err != nil {
@@ -271,6 +288,17 @@ func (db *DB) applyEventWrite(ctx context.Context, tx *sql.Tx, p *preparedWrite)
 		}
 	}
 	return nil
+}
+
+// plainJSON: s stands in a JSON string as it is (no escapes), so an event
+// that names it holds its bytes.
+func plainJSON(s string) bool {
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
 }
 
 // deleteMessage deletes a message of the session with its chunks; a
