@@ -41,8 +41,10 @@ func (h *hotStmts) prepare(ctx context.Context, w *sql.DB) error {
 	}{
 		// The seq check and the advance are one statement: it matches only
 		// when last_seq is exactly Seq-1.
-		{&h.advanceSeq, `UPDATE sessions SET last_seq = ?1 WHERE id = ?2 AND last_seq = ?1 - 1`},
-		{&h.advanceSession, `UPDATE sessions SET last_seq = ?1, state = ?3, agent_session_id = ?4, generation = ?5, updated_at = ?6
+		// ?3 (?7) is the last seq: a batch of one session's events advances
+		// it once (applyEvents).
+		{&h.advanceSeq, `UPDATE sessions SET last_seq = ?3 WHERE id = ?2 AND last_seq = ?1 - 1`},
+		{&h.advanceSession, `UPDATE sessions SET last_seq = ?7, state = ?3, agent_session_id = ?4, generation = ?5, updated_at = ?6
 			WHERE id = ?2 AND last_seq = ?1 - 1`},
 		{&h.insertEvent, `INSERT INTO events (session_id, seq, type, payload, at) VALUES (?, ?, ?, ?, ?)`},
 		// A replace keeps seq and created_at (they describe the creating
@@ -186,25 +188,44 @@ func prepareEventWrite(w EventWrite) (*preparedWrite, error) {
 
 // applyEventWrite runs one prepared write's statements in tx.
 func (db *DB) applyEventWrite(ctx context.Context, tx *sql.Tx, p *preparedWrite) error {
-	ev := p.w.Event
+	if err := db.claim(ctx, tx, p); err != nil {
+		return err
+	}
+	if err := db.advance(ctx, tx, p.w.Event, p, p.w.Event.Seq); err != nil {
+		return err
+	}
+	return db.applyRest(ctx, tx, p)
+}
+
+// claim claims the write's pending retry, if it carries a claim.
+func (db *DB) claim(ctx context.Context, tx *sql.Tx, p *preparedWrite) error {
+	c := p.w.ClaimRetry
+	if c == nil {
+		return nil
+	}
+	res, err := tx.StmtContext(ctx, db.hot.claimRetry).ExecContext(ctx, c.SessionID, c.Generation, c.Attempt)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != 1 {
+		return ErrNotClaimed
+	}
+	return nil
+}
+
+// advance moves the session of first from first.Seq-1 to last, with the
+// session row of p (when it carries one): the seq check and the advance
+// in one statement.
+func (db *DB) advance(ctx context.Context, tx *sql.Tx, first Event, p *preparedWrite, last int64) error {
 	var res sql.Result
 	var err error
-	if c := p.w.ClaimRetry; c != nil {
-		res, err := tx.StmtContext(ctx, db.hot.claimRetry).ExecContext(ctx, c.SessionID, c.Generation, c.Attempt)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n != 1 {
-			return ErrNotClaimed
-		}
-	}
 	if s := p.w.Session; s != nil {
 		res, err = tx.StmtContext(ctx, db.hot.advanceSession).ExecContext(ctx,
-			ev.Seq, ev.SessionID, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
+			first.Seq, first.SessionID, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, p.w.Event.At)), last)
 	} else {
-		res, err = tx.StmtContext(ctx, db.hot.advanceSeq).ExecContext(ctx, ev.Seq, ev.SessionID)
+		res, err = tx.StmtContext(ctx, db.hot.advanceSeq).ExecContext(ctx, first.Seq, first.SessionID, last)
 	}
 	if err != nil {
 		return err
@@ -212,9 +233,14 @@ func (db *DB) applyEventWrite(ctx context.Context, tx *sql.Tx, p *preparedWrite)
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n != 1 {
-		return seqError(ctx, tx, ev)
+		return seqError(ctx, tx, first)
 	}
+	return nil
+}
 
+// applyRest runs the write's statements after its claim and its advance.
+func (db *DB) applyRest(ctx context.Context, tx *sql.Tx, p *preparedWrite) error {
+	ev := p.w.Event
 	if _, err := tx.StmtContext(ctx, db.hot.insertEvent).ExecContext(ctx, ev.SessionID, ev.Seq, ev.Type, p.payload, p.at); err != nil {
 		return mapConstraint(err, "event")
 	}

@@ -53,17 +53,14 @@ func (db *DB) AppendEvents(ctx context.Context, batches ...[]EventWrite) []error
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		clear(batchErrs) // the committer may run this again, alone
 		for i, ps := range prepared {
-			for k, p := range ps {
-				if err := db.applyEventWrite(ctx, tx, p); err != nil {
-					if k > 0 || !errors.Is(err, ErrNotClaimed) || live == 1 {
-						if live == 1 {
-							return p.wrap(err) // alone: the transaction is the batch
-						}
-						return errDirtyBatch
+			if k, err := db.applyEvents(ctx, tx, ps); err != nil {
+				if k > 0 || !errors.Is(err, ErrNotClaimed) || live == 1 {
+					if live == 1 {
+						return ps[k].wrap(err) // alone: the transaction is the batch
 					}
-					batchErrs[i] = p.wrap(err) // nothing of it was written
-					break
+					return errDirtyBatch
 				}
+				batchErrs[i] = ps[k].wrap(err) // nothing of it was written
 			}
 		}
 		return nil
@@ -79,11 +76,8 @@ func (db *DB) AppendEvents(ctx context.Context, batches ...[]EventWrite) []error
 				if _, err := save.ExecContext(ctx); err != nil {
 					return fmt.Errorf("store: savepoint: %w", err)
 				}
-				for _, p := range ps {
-					if err := db.applyEventWrite(ctx, tx, p); err != nil {
-						batchErrs[i] = p.wrap(err)
-						break
-					}
+				if k, err := db.applyEvents(ctx, tx, ps); err != nil {
+					batchErrs[i] = ps[k].wrap(err)
 				}
 				if batchErrs[i] != nil {
 					if _, err := rollback.ExecContext(ctx); err != nil {
@@ -115,4 +109,57 @@ func (db *DB) AppendEvents(ctx context.Context, batches ...[]EventWrite) []error
 		}
 	}
 	return errs
+}
+
+// applyEvents runs a batch's writes in order, as applyEventWrite runs
+// each; k is the one that failed. One session's consecutive events (a
+// turn's start, a turn's end) advance its row once, to where the last of
+// them leaves it: one UPDATE of the session for the batch, not one per
+// event (6% of the CPU of a gate release).
+func (db *DB) applyEvents(ctx context.Context, tx *sql.Tx, ps []*preparedWrite) (k int, err error) {
+	if !oneRun(ps) {
+		for k, p := range ps {
+			if err := db.applyEventWrite(ctx, tx, p); err != nil {
+				return k, err
+			}
+		}
+		return 0, nil
+	}
+	row := ps[0] // the last that carries the session row
+	for _, p := range ps {
+		if p.w.Session != nil {
+			row = p
+		}
+	}
+	if err := db.claim(ctx, tx, ps[0]); err != nil {
+		return 0, err
+	}
+	if err := db.advance(ctx, tx, ps[0].w.Event, row, ps[len(ps)-1].w.Event.Seq); err != nil {
+		return 0, err
+	}
+	for k, p := range ps {
+		if k > 0 {
+			if err := db.claim(ctx, tx, p); err != nil {
+				return k, err
+			}
+		}
+		if err := db.applyRest(ctx, tx, p); err != nil {
+			return k, err
+		}
+	}
+	return 0, nil
+}
+
+// oneRun: several events of one session with consecutive seqs.
+func oneRun(ps []*preparedWrite) bool {
+	if len(ps) < 2 {
+		return false
+	}
+	first := ps[0].w.Event
+	for i, p := range ps {
+		if p.w.Event.SessionID != first.SessionID || p.w.Event.Seq != first.Seq+int64(i) {
+			return false
+		}
+	}
+	return true
 }
