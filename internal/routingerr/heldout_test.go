@@ -2,6 +2,7 @@ package routingerr
 
 import (
 	"flag"
+	"fmt"
 	"testing"
 )
 
@@ -61,13 +62,7 @@ func TestHeldoutSecond(t *testing.T) {
 // catalogue, the wild set or either earlier held-out set.
 func TestHeldoutThird(t *testing.T) {
 	t.Parallel()
-	known := earlierTexts(t)
-	for _, r := range loadRealRows(t, "heldout2", known) {
-		known[r.Text] = "second held-out row " + r.ID
-	}
-	rows := loadRealRows(t, "heldout3", known)
-	logCatalogueEqual(t, rows)
-	measureSet(t, "third held-out set", rows, *heldoutRows, *heldoutReport)
+	measureLaterSet(t, 3, "third held-out set")
 }
 
 // earlierTexts maps every text of the corpus, the wild set and the first
@@ -110,15 +105,7 @@ func logCatalogueEqual(t *testing.T, rows []wildRow) {
 // OpenRouter, corporate TLS proxies, Go/Node/Bun/Python transports.
 func TestHeldoutFourth(t *testing.T) {
 	t.Parallel()
-	known := earlierTexts(t)
-	for _, dir := range []string{"heldout2", "heldout3"} {
-		for _, r := range loadRealRows(t, dir, known) {
-			known[r.Text] = dir + " row " + r.ID
-		}
-	}
-	rows := loadRealRows(t, "heldout4", known)
-	logCatalogueEqual(t, rows)
-	measureSet(t, "fourth held-out set", rows, *heldoutRows, *heldoutReport)
+	measureLaterSet(t, 4, "fourth held-out set")
 }
 
 // TestHeldoutFifth measures testdata/heldout5: 49 more real errors,
@@ -128,15 +115,7 @@ func TestHeldoutFourth(t *testing.T) {
 // generalise.
 func TestHeldoutFifth(t *testing.T) {
 	t.Parallel()
-	known := earlierTexts(t)
-	for _, dir := range []string{"heldout2", "heldout3", "heldout4"} {
-		for _, r := range loadRealRows(t, dir, known) {
-			known[r.Text] = dir + " row " + r.ID
-		}
-	}
-	rows := loadRealRows(t, "heldout5", known)
-	logCatalogueEqual(t, rows)
-	measureSet(t, "fifth held-out set", rows, *heldoutRows, *heldoutReport)
+	measureLaterSet(t, 5, "fifth held-out set")
 }
 
 // TestHeldoutSixth measures testdata/heldout6: 22 real errors from the
@@ -145,15 +124,7 @@ func TestHeldoutFifth(t *testing.T) {
 // landed and committed before the classifier saw them.
 func TestHeldoutSixth(t *testing.T) {
 	t.Parallel()
-	known := earlierTexts(t)
-	for _, dir := range []string{"heldout2", "heldout3", "heldout4", "heldout5"} {
-		for _, r := range loadRealRows(t, dir, known) {
-			known[r.Text] = dir + " row " + r.ID
-		}
-	}
-	rows := loadRealRows(t, "heldout6", known)
-	logCatalogueEqual(t, rows)
-	measureSet(t, "sixth held-out set", rows, *heldoutRows, *heldoutReport)
+	measureLaterSet(t, 6, "sixth held-out set")
 }
 
 // TestHeldoutSeventh measures testdata/heldout7: 63 real errors drawn in
@@ -163,13 +134,21 @@ func TestHeldoutSixth(t *testing.T) {
 // classifier saw them (testdata/heldout7/README.md).
 func TestHeldoutSeventh(t *testing.T) {
 	t.Parallel()
+	measureLaterSet(t, 7, "seventh held-out set")
+}
+
+// measureLaterSet measures testdata/heldout<n>, each of whose texts must be
+// new to the corpus, the wild set and every held-out set before it.
+func measureLaterSet(t *testing.T, n int, name string) {
+	t.Helper()
 	known := earlierTexts(t)
-	for _, dir := range []string{"heldout2", "heldout3", "heldout4", "heldout5", "heldout6"} {
+	for i := 2; i < n; i++ {
+		dir := fmt.Sprintf("heldout%d", i)
 		for _, r := range loadRealRows(t, dir, known) {
 			known[r.Text] = dir + " row " + r.ID
 		}
 	}
-	rows := loadRealRows(t, "heldout7", known)
+	rows := loadRealRows(t, fmt.Sprintf("heldout%d", n), known)
 	logCatalogueEqual(t, rows)
-	measureSet(t, "seventh held-out set", rows, *heldoutRows, *heldoutReport)
+	measureSet(t, name, rows, *heldoutRows, *heldoutReport)
 }
