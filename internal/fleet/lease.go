@@ -158,7 +158,7 @@ const shareSQL = `WITH dead AS (
 	expired AS (
 		SELECT l.kind, l.key FROM fleet_leases l, me
 		WHERE l.kind = $1 AND l.expires_at <= now() AND l.holder <> ''
-			AND ($5 = 0 OR me.w = 0 OR l.expires_at <= now() - $5::bigint * interval '1 microsecond'
+			AND ($5::bigint = 0 OR me.w = 0 OR l.expires_at <= now() - $5::bigint * interval '1 microsecond'
 				OR (hashtext(l.key)::bigint & 2147483647) % me.total BETWEEN me.lo AND me.lo + me.w - 1)
 		ORDER BY l.expires_at, l.key LIMIT $4
 		FOR UPDATE OF l SKIP LOCKED)

@@ -220,7 +220,9 @@ func (o *Owner) ReleaseIdle(ctx context.Context) {
 	o.mu.Lock()
 	keys := make([]string, 0, len(o.held))
 	for k := range o.held {
-		if o.pins[k] == 0 {
+		// An unadopted session has no runtime here yet: not idle, its
+		// adoption is tried again.
+		if o.pins[k] == 0 && !slices.Contains(o.unadopted, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -377,10 +379,15 @@ func (o *Owner) loop(ctx context.Context, done chan struct{}) {
 		}
 		if now := o.cfg.Clock.Now(); polled && now.Sub(lastRenew) >= o.cfg.Lease/3 {
 			lastRenew = now
-			o.ReleaseIdle(ctx)
+			// Renewal first: releasing thousands of idle leases (one
+			// statement each) must never delay the busy sessions' renewal,
+			// and gets at most a third of a lease.
 			if err := o.Renew(ctx); err != nil && ctx.Err() == nil {
 				o.cfg.Logger.Warn("renewing session leases failed; retrying", zap.Error(err))
 			}
+			rctx, cancel := context.WithTimeout(ctx, o.cfg.Lease/3)
+			o.ReleaseIdle(rctx)
+			cancel()
 		}
 		if err := o.TakeOver(ctx); err != nil && ctx.Err() == nil {
 			o.cfg.Logger.Warn("taking over expired sessions failed; retrying", zap.Error(err))
@@ -505,12 +512,15 @@ func (o *Owner) TakeOver(ctx context.Context) error {
 	}
 }
 
+// handedBatch is how many handed tasks StartHanded reads at a time.
+const handedBatch = 100
+
 // StartHanded starts the tasks handed to this daemon, oldest first; each
 // row goes once its turn has started.
 func (o *Owner) StartHanded(ctx context.Context) error {
 	o.starting.Lock()
 	defer o.starting.Unlock()
-	rows, err := o.cfg.Pool.Query(ctx, `SELECT session_id, prompt FROM fleet_starts WHERE daemon = $1 ORDER BY created_at LIMIT 100`, o.cfg.Self)
+	rows, err := o.cfg.Pool.Query(ctx, `SELECT session_id, prompt FROM fleet_starts WHERE daemon = $1 ORDER BY created_at LIMIT $2`, o.cfg.Self, handedBatch)
 	if err != nil {
 		return fmt.Errorf("%w: handed tasks: %w", ErrUnavailable, err)
 	}
@@ -537,6 +547,9 @@ func (o *Owner) StartHanded(ctx context.Context) error {
 		if _, err := o.cfg.Pool.Exec(ctx, `DELETE FROM fleet_starts WHERE session_id = $1 AND daemon = $2`, s.id, o.cfg.Self); err != nil {
 			return fmt.Errorf("%w: handed task done: %w", ErrUnavailable, err)
 		}
+	}
+	if len(starts) == handedBatch {
+		o.wakeStarts() // more wait: the next batch now, not at the backstop poll
 	}
 	return nil
 }

@@ -274,7 +274,11 @@ func (s *Service) Adopt(ctx context.Context, sessionIDs []string, from string) e
 	}
 	ga, err := s.gateAdoptionFor(ctx, parked)
 	if err != nil {
-		return err
+		// Adopted without the fleet's gate: a gated retry fires on its own
+		// timer, as before gates were adopted, rather than every session of
+		// the batch staying unadopted.
+		s.log.Warn("reading the fleet's gates to adopt waiters failed; their retries fire on their own timers", zap.Error(err))
+		ga = nil
 	}
 	for _, id := range sessionIDs {
 		if s.busy(id) {

@@ -70,12 +70,30 @@ func (s *Service) ReleaseIdle(ctx context.Context, sessionIDs []string) {
 	}
 	src := s.remoteSessions()
 	n := 0
+	var parked map[string]bool // sessions with a pending retry row, read once when needed
 	for _, id := range sessionIDs {
 		if ctx.Err() != nil {
 			return
 		}
 		rt := s.loaded(id)
 		if rt == nil {
+			// Not in memory, but its retry may still be parked in the
+			// store (an adoption that failed): a released lease is nobody's
+			// work, so that retry would never fire.
+			if parked == nil {
+				parked = map[string]bool{}
+				pending, err := s.store.ListPendingRetries(ctx)
+				if err != nil {
+					s.log.Warn("listing parked retries before releasing leases failed; kept for now", zap.Error(err))
+					return
+				}
+				for _, p := range pending {
+					parked[p.SessionID] = true
+				}
+			}
+			if parked[id] {
+				continue
+			}
 			if ok, err := f.Release(ctx, id); err != nil {
 				s.log.Warn("releasing an idle session's lease failed; kept for now", zap.String("session_id", id), zap.Error(err))
 			} else if ok {

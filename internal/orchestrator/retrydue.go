@@ -192,6 +192,7 @@ func (s *Service) claimRound(round []dueStart) {
 		rt := d.rt
 		rt.mu.Lock()
 		if s.unclaimableLocked(rt, d.p, d.t) {
+			s.keepExecLocked(rt, d.t)
 			rt.mu.Unlock()
 			continue
 		}
@@ -201,6 +202,7 @@ func (s *Service) claimRound(round []dueStart) {
 		t := d.t
 		if !s.goTurn(func() { s.runTurn(rt, t) }) {
 			s.unstartLocked(rt, d.p, t, ErrClosed) // closing: it stays pending, re-armed at the next start
+			s.keepExecLocked(rt, t)
 			rt.mu.Unlock()
 			continue
 		}
@@ -256,6 +258,23 @@ func (s *Service) unclaimableLocked(rt *sessionRT, p *parkedRetry, t *turn) bool
 		return false
 	}
 	return true
+}
+
+// keepExecLocked gives the session back the live agent process a fresh
+// retry took from it (execInputsLocked) when its attempt never ran: only
+// runTurn closes that process, so otherwise it, and its agent slot, would
+// be orphaned.
+func (s *Service) keepExecLocked(rt *sessionRT, t *turn) {
+	in := t.in
+	if in == nil || !t.fresh || in.ex == nil {
+		return
+	}
+	if rt.exec == nil {
+		rt.exec = in.ex
+	} else {
+		_ = in.ex.Close()
+	}
+	in.ex = nil
 }
 
 // unstartLocked undoes a started retry that was not claimed: its attempt

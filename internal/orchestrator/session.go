@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -390,9 +391,6 @@ func (s *Service) emitAllLocked(rt *sessionRT, evs []pendingEvent) error {
 // the streamed text buffered before them (taken from the buffer: a batch
 // that fails drops it, as a flush that fails does).
 func (s *Service) buildAllLocked(rt *sessionRT, evs []pendingEvent) ([]builtEvent, []store.EventWrite, error) {
-	if rt.gone {
-		return nil, nil, fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
-	}
 	var segs []streamSeg
 	if b := rt.stream; b != nil {
 		rt.stream = nil
@@ -400,6 +398,9 @@ func (s *Service) buildAllLocked(rt *sessionRT, evs []pendingEvent) ([]builtEven
 			b.timer.Stop()
 		}
 		segs = b.segs
+	}
+	if rt.gone { // the buffer goes too: no later flush tries it again
+		return nil, nil, fmt.Errorf("%w: session %q: its task was deleted", ErrNotFound, rt.sess.ID)
 	}
 	now := s.now()
 	sess, task := rt.sess, rt.task
@@ -497,18 +498,36 @@ func (s *Service) deleteMessageLocked(rt *sessionRT, id string) error {
 // maxReplayEvents bounds an after_seq replay; a client further behind gets a snapshot.
 const maxReplayEvents = 5000
 
+// liveSessionLocked is s.session, locked, and not a copy that went away
+// meanwhile (its lease released, ReleaseIdle, which drops it from the map
+// just after): a subscriber added to such a copy would never be fed.
+func (s *Service) liveSessionLocked(ctx context.Context, sessionID, taskID string) (*sessionRT, error) {
+	for range 100 {
+		rt, err := s.session(ctx, sessionID, taskID)
+		if err != nil {
+			return nil, err
+		}
+		rt.mu.Lock()
+		if !rt.gone {
+			return rt, nil
+		}
+		rt.mu.Unlock()
+		runtime.Gosched() // its drop from the map is a moment away
+	}
+	return nil, fmt.Errorf("%w: session %q: it moved to another daemon; subscribe again", ErrConflict, sessionID)
+}
+
 // SubscribeSession returns the session's state and a feed of every event
 // after it: a snapshot of messages, or with AfterSeq the events after it.
 func (s *Service) SubscribeSession(ctx context.Context, req SubscribeRequest, buffer int) (SubscribeResult, *Subscription, error) {
-	rt, err := s.session(ctx, req.SessionID, req.TaskID)
+	rt, err := s.liveSessionLocked(ctx, req.SessionID, req.TaskID)
 	if err != nil {
 		return SubscribeResult{}, nil, err
 	}
+	defer rt.mu.Unlock()
 	if buffer <= 0 {
 		buffer = s.cfg.SubscriberBuffer
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
 	s.refreshGateNoticeLocked(rt) // a waiting notice is only kept current for those watching
 	res := SubscribeResult{Task: rt.task, Session: rt.sess, LastSeq: rt.sess.LastSeq}
 	after := req.AfterSeq
