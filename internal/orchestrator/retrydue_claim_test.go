@@ -301,3 +301,46 @@ func TestDueRetryNotDurableBeforeACrashIsReArmedAndSentOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, got, 2, "the first attempt and the retry, once")
 }
+
+// keptExec is an agent process the session keeps between turns.
+type keptExec struct {
+	hangExec
+	closed bool
+}
+
+func (e *keptExec) Close() error { e.closed = true; return nil }
+
+// A fresh retry takes the session's kept agent process for its attempt;
+// refused before the attempt ran (here a stop), the process goes back to
+// the session instead of belonging to nobody (and holding its slot).
+func TestDueFreshRetryRefusedBeforeItRanKeepsTheAgent(t *testing.T) {
+	h := newHarness(t)
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	v, f := h.create("/overloaded:1 keep my agent", nil)
+	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+	sid := v.Sessions[0].ID
+	rt := h.svc.loaded(sid)
+	require.NotNil(t, rt)
+	kept := &keptExec{}
+	rt.mu.Lock()
+	p := rt.retry
+	require.NotNil(t, p)
+	if rt.exec != nil {
+		_ = rt.exec.Close()
+	}
+	rt.exec = kept
+	p.rec.Resume = false // a fresh start: the attempt takes the kept process to close it
+	d, ok := h.svc.startDueLocked(rt, dueItem{sid: sid, p: p, woke: h.clock.Now()})
+	taken := rt.exec == nil
+	rt.mu.Unlock()
+	require.True(t, ok, "the retry starts")
+	require.True(t, taken, "the fresh attempt took the kept process")
+	require.NoError(t, h.svc.StopTurn(h.ctx, StopRequest{TaskID: v.ID, SessionID: sid}))
+	h.svc.claimRound([]dueStart{d})
+	rt.mu.Lock()
+	back := rt.exec
+	rt.mu.Unlock()
+	assert.Equal(t, Execution(kept), back, "the session keeps its agent process")
+	assert.False(t, kept.closed)
+}
