@@ -9,8 +9,8 @@ import (
 )
 
 // A session queued twice (its own timer and a release, say) is started
-// once: the second finds it on its way, and nothing waits for a lock the
-// drainer holds itself. The retry runs once and succeeds.
+// once, both in one batch: the second finds it on its way, and nothing
+// waits for a lock the drainer holds itself. The retry runs once and succeeds.
 func TestDueRoundTakesASessionQueuedTwiceOnce(t *testing.T) {
 	h := newHarness(t)
 	trap := h.clock.Trap().AfterFunc("retry")
@@ -33,9 +33,13 @@ func TestDueRoundTakesASessionQueuedTwiceOnce(t *testing.T) {
 	go func() {
 		defer close(done)
 		defer h.svc.leave()
-		now := h.clock.Now()
-		h.svc.queueDue(dueItem{sid: sid, p: p, woke: now})
-		h.svc.queueDue(dueItem{sid: sid, p: p, woke: now})
+		// Both in one batch: the first queued as if by a callback that came
+		// while another was starting, the second by this call.
+		it := dueItem{sid: sid, p: p, woke: h.clock.Now()}
+		h.svc.due.mu.Lock()
+		h.svc.due.due = append(h.svc.due.due, it)
+		h.svc.due.mu.Unlock()
+		h.svc.queueDue(it)
 	}()
 	select {
 	case <-done:
