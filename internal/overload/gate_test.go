@@ -327,7 +327,7 @@ func TestSpread(t *testing.T) {
 func TestSucceededSpreadsReleasesWithJitter(t *testing.T) {
 	vals := []float64{0.9, 0.1, 0.5, 0.3}
 	i := 0
-	g := New("k", Config{ReleaseRate: 1}, func() float64 { v := vals[i%len(vals)]; i++; return v })
+	g := New("k", Config{ReleaseRate: 2}, func() float64 { v := vals[i%len(vals)]; i++; return v })
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		g.Failed(id, time.Time{}, t0)
 	}
@@ -337,7 +337,7 @@ func TestSucceededSpreadsReleasesWithJitter(t *testing.T) {
 	require.Equal(t, 5, g.Waiting())
 	rel := g.Succeeded("x", at(100*s))
 	require.Len(t, rel, 5)
-	slot := time.Second // 5 sessions at 1/s
+	slot := time.Second / 2 // 5 sessions at 2/s
 	for k, r := range rel {
 		off := r.At.Sub(at(100 * s))
 		assert.GreaterOrEqual(t, off, time.Duration(k)*slot)
@@ -353,11 +353,11 @@ func TestReleaseWindowFor(t *testing.T) {
 	assert.Equal(t, 400*time.Millisecond, d.ReleaseWindowFor(3))
 	assert.Equal(t, time.Second, d.ReleaseWindowFor(1000))
 	assert.Equal(t, 2500*time.Millisecond, d.ReleaseWindowFor(2500))
-	assert.Equal(t, 5*s, d.ReleaseWindowFor(10000))
+	assert.Equal(t, 4500*time.Millisecond, d.ReleaseWindowFor(10000), "a tenth of the window is left for the last one to start")
 	sc := Config{Scale: 0.1}.WithDefaults()
 	assert.Equal(t, 40*time.Millisecond, sc.ReleaseWindowFor(3))
 	assert.Equal(t, 100*time.Millisecond, sc.ReleaseWindowFor(1000), "the rate scales with time")
-	assert.Equal(t, 500*time.Millisecond, sc.ReleaseWindowFor(10000))
+	assert.Equal(t, 450*time.Millisecond, sc.ReleaseWindowFor(10000))
 }
 
 func TestConfig(t *testing.T) {

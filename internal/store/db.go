@@ -257,16 +257,22 @@ func writerParams() url.Values {
 			// last few commits. AppendEvent runs for every streamed chunk,
 			// and an fsync per chunk (FULL) would cost milliseconds each.
 			"synchronous(NORMAL)",
-			// The writer's page cache (64 MiB at most, only as large as the
-			// file) and checkpoints every 128 MiB of WAL instead of every
-			// 4 MiB: when thousands of sessions write at once (the overload
-			// gate releasing them), their random pages stay cached and each
-			// is checkpointed once, not once per few commits; the checkpoint
-			// runs on the committer's path. Measured (10,000 sessions
-			// released): 8.4s instead of 13.2s at 32 MiB; at 128 MiB 5.4-5.8s
+			// Checkpoints every 128 MiB of WAL instead of every 4 MiB: when
+			// thousands of sessions write at once (the overload gate
+			// releasing them), each of their random pages is checkpointed
+			// once, not once per few commits; the checkpoint runs on the
+			// committer's path. Measured (10,000 sessions released): 5.4-5.8s
 			// and 630 CPU-µs/session instead of 6.1-6.9s and 660-770. An idle
 			// WAL is checkpointed to nothing anyway (health.go).
-			"cache_size(-65536)",
+			//
+			// The page cache is 8 MiB, not more: a b-tree split that swaps
+			// two pages parks one at a temporary page number past 1 GiB, and
+			// the commit then scans the cache's whole hash table (SQLite's
+			// pcache1TruncateUnsafe), whose size follows the cache's. At
+			// 64 MiB that scan was 18% of a gate release's CPU; at 8 MiB the
+			// release takes 460-540 CPU-µs/session instead of 520-580, the
+			// WAL and the OS cache serving the pages it no longer holds.
+			"cache_size(-8192)",
 			"wal_autocheckpoint(32768)",
 			// A checkpoint leaves the WAL file at its largest; truncate it
 			// back to this size.
