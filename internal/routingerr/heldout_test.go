@@ -152,3 +152,11 @@ func measureLaterSet(t *testing.T, n int, name string) {
 	logCatalogueEqual(t, rows)
 	measureSet(t, name, rows, *heldoutRows, *heldoutReport)
 }
+
+// TestHeldoutEighth measures testdata/heldout8: 75 real errors drawn in the
+// hidden set's proportions, collected after heldout7's rules had landed
+// and committed before the classifier saw them (testdata/heldout8/README.md).
+func TestHeldoutEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 8, "eighth held-out set")
+}
