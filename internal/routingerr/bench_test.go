@@ -125,6 +125,7 @@ func BenchmarkHostile4x64KiB(b *testing.B) {
 		"overloaded ", "api error: ", `"code":`, "retrying in ", "529 overloade", "retry-after: x ",
 		"hit your ", "resets ", "status: ", "\n", "e", "sk-aaaa", "/home/", "bearer ", "authorization",
 		"terminated ", "limit resets ", "limit: 0", `\"`, "retrying with backoff ", "connection closed ", `": eof `,
+		"exceeded your ", "error: unexpected argument '", "providers failed. attempts: attempt 1/3: ", "retrying after 1s ",
 	}
 	for _, p := range patterns {
 		s := strings.Repeat(p, (64<<10)/len(p))

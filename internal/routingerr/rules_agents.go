@@ -16,11 +16,12 @@ import (
 // opencode's TUI ("<message> [retrying attempt #2]"),
 // Qwen's context compression, Copilot's fall back to its base model ("We
 // have switched you to the free base model"), the Kiro plugin's shrinking
-// retry ("Context too long. Retrying with 80%...").
+// retry ("Context too long. Retrying with 80%..."), AionUi's "Invalid response
+// stream detected. Retrying...".
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
 	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage",
-	"[retrying attempt #", "switched you to ", "context too long. retrying with "}
+	"[retrying attempt #", "switched you to ", "context too long. retrying with ", "stream detected. retrying..."}
 
 var kwDailyQuota = newKW("reached your daily")
 
@@ -53,9 +54,26 @@ var agentRules = []rule{
 		hint: func(s *scan, c Classification) Classification {
 			if d, ok := codexRetryDelay(s.low); ok {
 				c.RetryAfter = new(d)
+			} else if d, ok := retryingAfterDelay(s.low); ok {
+				c.RetryAfter = new(d)
 			}
 			return c
 		}},
+}
+
+// retryingAfterDelay reads the delay of Gemini CLI's and Qwen Code's own
+// retry line, "Attempt 1 failed: <error>. Retrying after 5710ms..." (their
+// retryWithBackoff), the last one in low.
+func retryingAfterDelay(low string) (time.Duration, bool) {
+	i := strings.LastIndex(low, "retrying after ")
+	if i < 0 {
+		return 0, false
+	}
+	d, _, ok := parseHumanDuration(low[i+len("retrying after "):])
+	if !ok || d <= 0 || d > maxHint {
+		return 0, false
+	}
+	return d, true
 }
 
 // codexRetryDelay reads the delay of Codex's own retry line, "<error>;
@@ -158,6 +176,29 @@ var quotaRules = []rule{
 	// wait the hint and retry.
 	{id: "quota.per_minute.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		gate: quotaWords, any: perMinuteWords},
+	// A wrapper's own words for a quota, naming it: "You have exceeded your
+	// Gemini API quota." (termai, for any 429), "You have exceeded your
+	// OpenAI API quota."; "exceeded your current quota" is the providers'
+	// text, read by the rules around this one. The quota is named in the
+	// same clause ("exceeded your <few words> quota"). Nothing says it is a
+	// per-minute rate, so the side that does not replay.
+	{id: "quota.exceeded_named.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.7,
+		gate: []string{"exceeded your "},
+		none: []string{"insufficient_quota", "exceeded your current quota"},
+		match: func(s *scan) int {
+			for off := 0; ; {
+				i := strings.Index(s.low[off:], "exceeded your ")
+				if i < 0 {
+					return -1
+				}
+				i += off
+				off = i + len("exceeded your ")
+				rest := s.low[off:min(len(s.low), off+40)] // bounded: a run of the phrase stays linear
+				if j := strings.Index(rest, "quota"); j >= 0 && j <= 32 && !strings.ContainsAny(rest[:j], ".,;:!?()\n") {
+					return i
+				}
+			}
+		}},
 	// A quota with no id but the provider's own "try again later" (Vertex's
 	// "Online prediction request quota exceeded … try again later with
 	// backoff"); never when the text points at billing.

@@ -304,6 +304,14 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 func lastRetryNotice(low string) (int, time.Duration) {
 	const maxNotices = 16
 	best, delay := -1, time.Duration(0)
+	// A failure summary ("All providers/models failed. Attempts:\nprovider=…
+	// attempt 1/3: …") is the final error: every attempt in it, and any
+	// notice before it, is history.
+	for _, w := range aggregateWords {
+		if strings.Contains(low, w) {
+			return -1, 0
+		}
+	}
 	for end, n := len(low), 0; n < maxNotices; n++ {
 		i := strings.LastIndex(low[:end], "retrying")
 		if i < 0 {
@@ -407,6 +415,11 @@ func leadingInt(s string) (int, int) {
 	}
 	return n, i
 }
+
+// aggregateWords head a final error that lists every attempt made (zeroclaw's
+// reliable provider: "All providers/models failed. Attempts:", earlier "All
+// providers failed. Attempts:").
+var aggregateWords = []string{"providers failed. attempts:", "providers/models failed. attempts:"}
 
 func retriesEndWords(line string) bool {
 	return containsAny(line, []string{"giving up", "gave up", "no more retries", "not retrying", "exceeded retry",

@@ -21,6 +21,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Request failed after retrying 3 times in 30 seconds"),
 			txt("Please retry in 39.8s."),
 			txt("stopped retrying in 5 minutes as it kept failing"),
+			txt("Error: All providers failed. Attempts:\ngemini attempt 1/3: Gemini API error (400 Bad Request): API key not valid."),
 		},
 	},
 	"generic.context_family.v1": {

@@ -17,10 +17,15 @@ var cancelRules = []rule{
 
 var genericRules = []rule{
 	// "You've hit your session limit · resets 3:45pm" (Claude Code),
-	// "You've hit your usage limit … try again at 3:32 PM" (Codex).
+	// "You've hit your usage limit … try again at 3:32 PM" (Codex), "You've
+	// reached your usage limit. Upgrade your plan or add credits to continue"
+	// (the Codex app).
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		gate: []string{"hit your ", "usage limit reached", "limit will reset at", "out of extra usage"},
+		gate: []string{"hit your ", "reached your usage limit", "usage limit reached", "limit will reset at", "out of extra usage"},
 		match: func(s *scan) int {
+			if i := strings.Index(s.low, "reached your usage limit"); i >= 0 {
+				return i
+			}
 			if i := strings.Index(s.low, "hit your "); i >= 0 {
 				rest := s.low[i+len("hit your "):]
 				if j := strings.Index(rest, "limit"); j >= 0 && j <= 24 && strings.IndexByte(rest[:j], '\n') < 0 {
@@ -70,20 +75,37 @@ var genericRules = []rule{
 			"does not match certificate's altnames", "wrong version number", "alert handshake failure",
 			"tls: handshake failure", "alert protocol version", "does not look like a tls handshake", "net::err_cert"}},
 	// The agent binary is missing: a human must install it or fix PATH.
+	// Each launcher's own words: Go's exec.ErrNotFound, a POSIX shell,
+	// Node's spawn ENOENT, Neovim's vim.system ("ENOENT: no such file or
+	// directory (cmd): 'claude-agent-acp'"), Rust's std::process on Windows
+	// ("program not found"), cmd.exe's "is not recognized as an internal or
+	// external command" (and its zh-CN text).
 	{id: "exec.not_found.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		evidence: func(ev *Evidence) bool { return ev.ExitStatus == "exit status 127" },
-		gate:     []string{"executable file not found", ": command not found", " enoent"},
+		gate:     append([]string{" enoent"}, execNotFoundWords...),
 		match: func(s *scan) int {
-			if i := strings.Index(s.low, "executable file not found"); i >= 0 {
-				return i
-			}
-			if i := strings.Index(s.low, ": command not found"); i >= 0 {
-				return i
+			for _, w := range execNotFoundWords {
+				if i := strings.Index(s.low, w); i >= 0 {
+					return i
+				}
 			}
 			if i := strings.Index(s.low, "spawn "); i >= 0 && strings.Contains(s.low[i:], " enoent") {
 				return i
 			}
 			return -1
+		}},
+
+	// The agent binary rejects the arguments it was started with (an install
+	// older or newer than the launcher expects): clap's "error: unexpected
+	// argument 'app-server' found" (codex), commander's "error: unknown
+	// option '--acp'" (Claude Code). Starting it again fails the same way.
+	{id: "exec.bad_arguments.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		gate: []string{"error: unexpected argument '", "error: unknown option '"},
+		match: func(s *scan) int {
+			if i := strings.Index(s.low, "error: unexpected argument '"); i >= 0 && strings.Contains(lineFrom(s.low, i), "' found") {
+				return i
+			}
+			return strings.Index(s.low, "error: unknown option '")
 		}},
 
 	// orchestratord's own launch failures (lifecycle and orchestrator
@@ -175,3 +197,8 @@ var statusRules = []rule{
 var reasonPhrases = []string{"bad gateway", "service unavailable", "gateway timeout", "currently unavailable"}
 
 var gatewayPhrases = []string{"502 bad gateway", "503 service unavailable", "504 gateway timeout", "504 gateway time-out"}
+
+// execNotFoundWords: a launcher could not find the program it was asked to
+// start (see exec.not_found.v1).
+var execNotFoundWords = []string{"executable file not found", ": command not found", "no such file or directory (cmd)",
+	"program not found", "is not recognized as an internal or external command", "不是内部或外部命令"}

@@ -24,8 +24,12 @@ var googleRules = []rule{
 	// again later."
 	{id: "vertex.resource_exhausted.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.8,
 		any: []string{"resource_exhausted", "resource exhausted"}},
+	// Gemini's InvalidStreamError, and AionUi's words for it once its own
+	// retries are spent ("Invalid response stream detected after multiple
+	// retries. Please try again."); its interim "… Retrying..." is a retry
+	// line (agentRetryWords).
 	{id: "gemini.invalid_chunk.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.7,
-		any: []string{"invalid chunk or missing finish reason", "stream ended with an invalid chunk"}},
+		any: []string{"invalid chunk or missing finish reason", "stream ended with an invalid chunk", "invalid response stream detected"}},
 
 	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:"}},

@@ -106,7 +106,9 @@ var transportLostRules = []rule{
 			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url", "httpx.readerror", "httpcore.readerror",
 			"operation was aborted due to timeout", "deadline exceeded", "while waiting for connection",
 			"cannot connect to api", "connect timeout error", "not connected to the internet", "check your network connection",
-			"net::err_", "- connection error", "408 request timeout"}},
+			"net::err_", "- connection error", "408 request timeout",
+			// Claude Code's words for a request whose cause is ETIMEDOUT.
+			"internet connection is unreliable"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}

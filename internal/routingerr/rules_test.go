@@ -372,10 +372,25 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{{Phase: PhaseStreaming, Err: `agent executable "/opt/ghost" not found`},
 			{Phase: PhaseProcessStart, Err: "fork/exec: resource temporarily unavailable"}},
 	},
+	"quota.exceeded_named.v1": {
+		pos: []Evidence{txt("[Error 429] You have exceeded your Gemini API quota.\nPlease check your usage and billing details at aistudio.google.com."),
+			txt("You've exceeded your monthly API quota")},
+		neg: []Evidence{txt("You have exceeded your token budget; quota resets daily"),
+			txt("exceeded your\nquota"), txt("Request would have exceeded your per-request limit")},
+	},
 	"exec.not_found.v1": {
 		pos: []Evidence{txt(`start agent: exec: "claude-agent-acp": executable file not found in $PATH`), txt("Error: spawn claude ENOENT"),
-			{Phase: PhaseProcessStart, ExitStatus: "exit status 127"}, txt("sh: claude: command not found")},
-		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"}},
+			{Phase: PhaseProcessStart, ExitStatus: "exit status 127"}, txt("sh: claude: command not found"),
+			txt("[acp::start_agent_process] Failed: vim/_system.lua:254: ENOENT: no such file or directory (cmd): 'claude-code-acp'"),
+			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"data":"program not found"}`},
+			txt("'codex-acp' is not recognized as an internal or external command,\noperable program or batch file.")},
+		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"},
+			txt("ENOENT: no such file or directory (cwd): '/gone'")},
+	},
+	"exec.bad_arguments.v1": {
+		pos: []Evidence{txt("Error: codex error: exit status 2, stderr: error: unexpected argument 'app-server' found\n\nUsage: codex exec [OPTIONS] [PROMPT] [COMMAND]"),
+			txt("error: unknown option '--experimental-acp'")},
+		neg: []Evidence{txt("error: unexpected argument in tool call"), txt("unknown option value")},
 	},
 	"anthropic.overloaded_error.v1": {
 		pos: []Evidence{status(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
