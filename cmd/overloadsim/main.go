@@ -23,7 +23,7 @@
 //
 // Usage:
 //
-//	overloadsim [-runs process:100@0.1:150s,inprocess:1000,fleet:300@1:60s,...] [-wall 900s] [-scale 0.02] [-gate both|on|off] [-daemons 3] [-pg URL]
+//	overloadsim [-runs process:100@0.1:150s,inprocess:1000,fleet:300@1:60s,...] [-wall 900s] [-scale 0.02] [-gate both|on|off] [-daemons 3] [-pg URL] [-pgstats]
 //
 // A fleet run (issue 17) is -daemons orchestrators — each its own Service,
 // connection pool and in-process agents, as separate daemons would be — on
@@ -100,6 +100,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	release := fs.Duration("release", 0, "release window when the gate closes (unscaled; default 5s)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of all runs to this file")
 	daemons := fs.Int("daemons", 3, "fleet runs: daemons sharing the database")
+	pgStatsOn := fs.Bool("pgstats", false, "fleet runs: count the database's statements per session back, from the wall's end (pg_stat_statements: loaded in the throwaway cluster; a -pg server must preload it)")
 	pgURL := fs.String("pg", "", "fleet runs: an empty PostgreSQL database to use (one run only); default a fresh database per run on a throwaway cluster")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -150,10 +151,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			sp.self = sp.selfOr(self)
 			sp.daemons = 1
 			if sp.mode == "fleet" {
-				sp.daemons, sp.pgURL = *daemons, *pgURL
+				sp.daemons, sp.pgURL, sp.pgStats = *daemons, *pgURL, *pgStatsOn
 				if sp.pgURL == "" {
 					if cluster == nil {
-						if cluster, err = pgtest.Start(pgtest.Options{}); errors.Is(err, pgtest.ErrNotInstalled) {
+						if cluster, err = pgtest.Start(pgtest.Options{StatStatements: *pgStatsOn}); errors.Is(err, pgtest.ErrNotInstalled) {
 							fmt.Fprintln(os.Stderr, "overloadsim: skipping the fleet run:", err)
 							continue
 						} else if err != nil {
@@ -175,6 +176,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	writeTable(out, results)
+	writePGStats(out, results, *verbose)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
@@ -40,6 +41,9 @@ type spec struct {
 	// probeEvery and release override the gate's probe cadence and release
 	// window (unscaled); zero keeps the defaults.
 	probeEvery, release time.Duration
+	// pgStats: fleet mode, count the database's statements from the
+	// wall's end to the last session back (pgstats.go).
+	pgStats bool
 }
 
 func (s spec) selfOr(def string) string {
@@ -74,6 +78,7 @@ type result struct {
 	detect         float64 // wall end → gate closed, simulated seconds; -1 when unknown
 	probers        int     // daemons that sent probes
 	perDaemon      []daemonResult
+	pg             *pgStats // with -pgstats
 }
 
 // daemonResult is one daemon's part of a fleet run. Times are simulated
@@ -154,6 +159,11 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 				return res, err
 			}
 			d.db, fg = pg, gates
+			if sp.pgStats && i == 0 {
+				if err := enablePGStats(ctx, pg.Pool()); err != nil {
+					return res, err
+				}
+			}
 		} else {
 			db, err := store.Open(ctx, dd)
 			if err != nil {
@@ -321,8 +331,28 @@ func simulate(ctx context.Context, sp spec, verbose bool) (result, error) {
 	// plus the gate's deadline; give the release and the orchestrator's own
 	// work a generous real-time margin on top.
 	limit := wallReal + sp.scaled(overload.DefaultDeadline) + 60*time.Second
+	var statsPool *pgxpool.Pool
+	if pg, ok := ds[0].db.(*postgres.DB); ok && sp.pgStats {
+		statsPool = pg.Pool()
+		select {
+		case <-allSettled:
+		case <-time.After(time.Until(prov.end)):
+		case <-ctx.Done():
+			return res, ctx.Err()
+		}
+		if err := resetPGStats(ctx, statsPool); err != nil {
+			return res, err
+		}
+	}
 	select {
 	case <-allSettled:
+		if statsPool != nil {
+			st, err := readPGStats(ctx, statsPool)
+			if err != nil {
+				return res, err
+			}
+			res.pg = &st
+		}
 	case <-time.After(time.Until(prov.end.Add(limit - wallReal))):
 	case <-ctx.Done():
 		return res, ctx.Err()

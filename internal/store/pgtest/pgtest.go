@@ -54,6 +54,11 @@ type Options struct {
 	// Durable keeps fsync and synchronous_commit on (benchmarks: the
 	// cost of a real commit). Off by default: test data is thrown away.
 	Durable bool
+	// StatStatements loads pg_stat_statements, tracking the statements
+	// that triggers and functions run too (a measurement of what a run
+	// costs the server: cmd/overloadsim -pgstats). A database that reads
+	// it needs CREATE EXTENSION pg_stat_statements.
+	StatStatements bool
 }
 
 // binGlob is where Debian installs PostgreSQL's servers.
@@ -135,6 +140,9 @@ func Start(opts Options) (c *Cluster, err error) {
 	}
 	args := []string{"-D", data, "-k", dir, "-c", "listen_addresses=", "-c", "max_connections=200",
 		"-c", "shared_buffers=128MB", "-c", "log_min_messages=warning"}
+	if opts.StatStatements {
+		args = append(args, "-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all")
+	}
 	if !opts.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
