@@ -38,7 +38,7 @@ func ev(session string, seq int64) store.Event {
 // planned is a job of w, as AppendEvent queues it.
 func planned(t *testing.T, w store.EventWrite) (*job, eventPlan) {
 	t.Helper()
-	p, err := planEvent(w, true)
+	p, err := planEvent(w, true, nil)
 	require.NoError(t, err)
 	return &job{ctx: t.Context(), stmts: p.stmts, async: p.async, done: make(chan error, 1)}, p
 }

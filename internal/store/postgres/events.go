@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -103,7 +102,14 @@ var errSeq = errors.New("seq check failed")
 // transaction. Either way the write goes through the committers (one
 // round trip, a commit shared with the writes that arrived with it).
 func (db *DB) AppendEvent(ctx context.Context, w store.EventWrite) error {
-	p, err := planEvent(w, true)
+	ws, scs, err := []store.EventWrite{w}, []*scrubbing(nil), error(nil)
+	if w.DeleteMessage != "" {
+		ws, scs, err = db.prepareScrubs(ctx, ws)
+	}
+	var p eventPlan
+	if err == nil {
+		p, err = planEvent(ws[0], true, scrubOf(scs, 0))
+	}
 	if err == nil {
 		err = db.explain(ctx, w, p, db.submit(ctx, p.async, p.stmts...))
 	}
@@ -111,6 +117,14 @@ func (db *DB) AppendEvent(ctx context.Context, w store.EventWrite) error {
 		return fmt.Errorf("store: append event %s/%d: %w", w.Event.SessionID, w.Event.Seq, err)
 	}
 	return nil
+}
+
+// scrubOf is write k's scrub (prepareScrubs), nil without one.
+func scrubOf(scs []*scrubbing, k int) *scrubbing {
+	if scs == nil {
+		return nil
+	}
+	return scs[k]
 }
 
 // eventPlan is an event's statements.
@@ -124,21 +138,32 @@ type eventPlan struct {
 	async bool
 }
 
-// planEvent plans w; fast plans (an event alone, a streamed chunk) only
-// when the write runs alone: a fast statement that writes nothing raises
-// nothing, which a batch would not notice.
-func planEvent(w store.EventWrite, alone bool) (eventPlan, error) {
+// eventArgs are the parameters of an event's statements: the event's
+// ($1…$5), then the session row's when it has one ($6…$9).
+func eventArgs(w store.EventWrite) ([]any, error) {
 	ev := w.Event
-	if err := validateEventWrite(&w); err != nil {
-		return eventPlan{}, err
-	}
 	payload, err := encodeRaw(ev.Payload, "event payload")
 	if err != nil {
-		return eventPlan{}, err
+		return nil, err
 	}
 	args := []any{ev.Seq, ev.SessionID, ev.Type, payload, fmtTime(ev.At)}
 	if s := w.Session; s != nil {
 		args = append(args, s.State, s.AgentSessionID, s.Generation, fmtTime(orTime(s.UpdatedAt, ev.At)))
+	}
+	return args, nil
+}
+
+// planEvent plans w; fast plans (an event alone, a streamed chunk) only
+// when the write runs alone: a fast statement that writes nothing raises
+// nothing, which a batch would not notice. sc is its DeleteMessage's
+// scrub (prepareScrubs).
+func planEvent(w store.EventWrite, alone bool, sc *scrubbing) (eventPlan, error) {
+	if err := validateEventWrite(&w); err != nil {
+		return eventPlan{}, err
+	}
+	args, err := eventArgs(w)
+	if err != nil {
+		return eventPlan{}, err
 	}
 	sess := btoi(w.Session != nil)
 	if alone && w.UpsertMessage == nil && w.DeleteMessage == "" && w.Task == nil && w.SaveRetry == nil && w.ClaimRetry == nil && !w.DeleteRetry {
@@ -155,13 +180,31 @@ func planEvent(w store.EventWrite, alone bool) (eventPlan, error) {
 	var stmts []*stmt
 	if c := w.ClaimRetry; c != nil {
 		// First, so that a retry that is not claimable writes nothing.
-		stmts = append(stmts, check("pending retry", claimCheckSQL, store.ErrNotClaimed, c.SessionID, c.Generation, c.Attempt))
+		stmts = append(stmts, claimStmt(c))
 	}
 	stmts = append(stmts, check("event", eventCheckSQL[sess], errSeq, args...))
+	rest, err := changeStmts(w, sc)
+	if err != nil {
+		return eventPlan{}, err
+	}
+	return eventPlan{stmts: append(stmts, rest...)}, nil
+}
+
+// claimStmt claims the retry c or raises store.ErrNotClaimed.
+func claimStmt(c *store.RetryClaim) *stmt {
+	return check("pending retry", claimCheckSQL, store.ErrNotClaimed, c.SessionID, c.Generation, c.Attempt)
+}
+
+// changeStmts are the statements of w's changes other than its event and
+// its claim, in EventWrite's order; sc is its DeleteMessage's scrub.
+func changeStmts(w store.EventWrite, sc *scrubbing) ([]*stmt, error) {
+	ev := w.Event
+	at := fmtTime(ev.At)
+	var stmts []*stmt
 	if m := w.UpsertMessage; m != nil {
 		msgArgs, err := upsertArgs(m, ev)
 		if err != nil {
-			return eventPlan{}, err
+			return nil, err
 		}
 		stmts = append(stmts, check("message "+m.ID, upsertMessageSQL,
 			fmt.Errorf("%w: message %s belongs to another session", store.ErrExists, m.ID), msgArgs...))
@@ -169,15 +212,15 @@ func planEvent(w store.EventWrite, alone bool) (eventPlan, error) {
 	if a := w.AppendText; a != nil {
 		stmts = append(stmts, check("chunk of message "+a.MessageID, appendTextSQL,
 			fmt.Errorf("%w: message %s in session %s", store.ErrNotFound, a.MessageID, ev.SessionID),
-			args[4], a.MessageID, ev.SessionID, ev.Seq, a.Delta))
+			at, a.MessageID, ev.SessionID, ev.Seq, a.Delta))
 	}
 	if r := w.SaveRetry; r != nil {
 		if r.SessionID != ev.SessionID {
-			return eventPlan{}, fmt.Errorf("%w: retry of session %s in an event of %s", store.ErrInvalid, r.SessionID, ev.SessionID)
+			return nil, fmt.Errorf("%w: retry of session %s in an event of %s", store.ErrInvalid, r.SessionID, ev.SessionID)
 		}
 		retryArgs, err := savePendingRetryArgs(*r)
 		if err != nil {
-			return eventPlan{}, err
+			return nil, err
 		}
 		stmts = append(stmts, plain("pending retry", savePendingRetrySQL, retryArgs...))
 	}
@@ -186,19 +229,16 @@ func planEvent(w store.EventWrite, alone bool) (eventPlan, error) {
 	}
 	if id := w.DeleteMessage; id != "" {
 		// Blank the message's text in the earlier events that carried it
-		// (see store.EventWrite.DeleteMessage), then delete it and its
-		// chunks; a message of another session is left alone. The scrub
-		// reads and rewrites payloads in Go, so this event runs on its own.
-		s := plain("message "+id, deleteMessageSQL, id, ev.SessionID)
-		s.before = func(ctx context.Context, tx pgx.Tx) error { return scrubEvents(ctx, tx, ev.SessionID, id) }
-		stmts = append(stmts, s)
+		// (see store.EventWrite.DeleteMessage and scrub.go), then delete
+		// it and its chunks; a message of another session is left alone.
+		stmts = append(stmts, deleteStmt(id, ev.SessionID, sc))
 	}
 	if t := w.Task; t != nil {
 		stmts = append(stmts, check("task "+t.ID, updateTaskSQL, fmt.Errorf("%w: task %s", store.ErrNotFound, t.ID),
 			t.Title, t.Agent, t.Workdir, t.MaxAttempts, t.State, fmtTime(orTime(t.UpdatedAt, ev.At)), int64(t.GateDeadline),
 			fmtNullTime(t.ArchivedAt), t.OnUsageLimit, t.ID))
 	}
-	return eventPlan{stmts: stmts}, nil
+	return stmts, nil
 }
 
 // explain turns the outcome of an event's statements into AppendEvent's
@@ -299,74 +339,4 @@ func upsertArgs(m *store.Message, ev store.Event) ([]any, error) {
 		m.ID, ev.SessionID, m.TurnID, seq, m.Role, m.Variant, m.Text, meta, actions,
 		fmtTime(orTime(m.CreatedAt, ev.At)), fmtTime(orTime(m.UpdatedAt, ev.At)),
 	}, nil
-}
-
-// scrubEvents blanks message id's text in the session's earlier events
-// that carried it: "delta", or "message.text" and "message.metadata.excerpt".
-// The payloads are rewritten in Go, compact like the SQLite store's
-// json_set: jsonb would re-space every payload it touched.
-func scrubEvents(ctx context.Context, tx pgx.Tx, sessionID, id string) error {
-	type hit struct {
-		seq     int64
-		payload []byte
-	}
-	var hits []hit
-	err := queryRows(ctx, tx, func(r pgx.Rows) error {
-		var h hit
-		if err := r.Scan(&h.seq, &h.payload); err != nil {
-			return err
-		}
-		hits = append(hits, h)
-		return nil
-	}, `SELECT seq, payload FROM events
-		WHERE session_id = $1
-			AND seq >= (SELECT seq FROM messages WHERE id = $2 AND session_id = $1)
-			AND type IN ('session.message.added', 'session.message.updated')
-			AND jsonb_typeof(payload::jsonb) = 'object'
-			AND (payload::jsonb #>> '{message,id}' = $2 OR payload::jsonb ->> 'message_id' = $2)
-		ORDER BY seq`, sessionID, id)
-	if err != nil {
-		return err
-	}
-	for _, h := range hits {
-		out, err := scrubPayload(h.payload)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE events SET payload = $3 WHERE session_id = $1 AND seq = $2`, sessionID, h.seq, string(out)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func scrubPayload(b []byte) ([]byte, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, fmt.Errorf("store: scrub event payload: %w", err)
-	}
-	if _, ok := top["delta"]; ok {
-		top["delta"] = json.RawMessage(`""`)
-		return json.Marshal(top)
-	}
-	var msg map[string]json.RawMessage
-	if err := json.Unmarshal(top["message"], &msg); err != nil || msg == nil {
-		return b, nil //nolint:nilerr // no message object: nothing of it to blank
-	}
-	msg["text"] = json.RawMessage(`""`)
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(msg["metadata"], &meta) == nil && meta != nil {
-		delete(meta, "excerpt")
-		m, err := json.Marshal(meta)
-		if err != nil {
-			return nil, err
-		}
-		msg["metadata"] = m
-	}
-	m, err := json.Marshal(msg)
-	if err != nil {
-		return nil, err
-	}
-	top["message"] = m
-	return json.Marshal(top)
 }
