@@ -440,11 +440,7 @@ func (s *Service) settleLocked(rt *sessionRT, bs []builtEvent, err error) error 
 func (s *Service) publishTask(rt *sessionRT) {
 	v := s.withModel(rt.view(), rt.agent())
 	v.QueuePosition = s.slots.position(rt)
-	payload, err := json.Marshal(map[string]any{"task": v})
-	if err != nil {
-		return
-	}
-	s.tasks.publish(Notification{Action: "task.updated", Payload: payload, At: s.now()})
+	s.publishTaskView(v)
 }
 
 // setStateLocked moves the session (and optionally the task) to a new state.

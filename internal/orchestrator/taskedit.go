@@ -231,7 +231,7 @@ func (s *Service) DeleteTask(ctx context.Context, req DeleteTaskRequest) (Delete
 
 // publishTaskView publishes task.updated for a task with no session runtime.
 func (s *Service) publishTaskView(v TaskView) {
-	if payload, err := json.Marshal(map[string]any{"task": v}); err == nil {
+	if payload, err := encodeTaskUpdated(&v); err == nil {
 		s.tasks.publish(Notification{Action: "task.updated", Payload: payload, At: s.now()})
 	}
 }
