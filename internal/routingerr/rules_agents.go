@@ -237,6 +237,22 @@ var sharedRules = []rule{
 			// GitHub Copilot's API, DashScope's InvalidParameter, Moonshot.
 			"model_max_prompt_tokens_exceeded", "range of input length should be", "exceeded model token limit"}},
 
+	// Hugging Face Text Generation Inference's 422 validation errors
+	// (router/src/validation.rs): "`inputs` tokens + `max_new_tokens` must
+	// be <= 65537. Given: …" and "`inputs` must have less than 4096 tokens.
+	// Given: 5000": the prompt and the output it asks for do not fit.
+	{id: "tgi.validation_length.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
+		gate: []string{"must be <=", "must have less than"},
+		match: func(s *scan) int {
+			if i := s.index("must be <=", false); i >= 0 && (strings.Contains(s.low, "tokens + `max_new_tokens`") || strings.Contains(s.low, "input tokens + max_new_tokens")) {
+				return i
+			}
+			if i := s.index("must have less than", false); i >= 0 && strings.Contains(s.low, "tokens. given:") {
+				return i
+			}
+			return -1
+		}},
+
 	// DeepSeek's 400 "Input length 72054 exceeds the maximum length 65536".
 	{id: "generic.input_length_exceeds.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
 		all: []string{"input length ", "exceeds the maximum length"}},

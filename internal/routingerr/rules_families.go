@@ -385,14 +385,27 @@ func lineWindow(low string, i, before, after int) string {
 
 // attemptCounter: s holds "attempt N/M" or "attempt N of M" with N < M.
 func attemptCounter(s string) bool {
+	n, m, ok := attemptNumbers(s)
+	return ok && n < m
+}
+
+// finalAttempt: s holds "attempt N/M" or "attempt N of M" with N >= M, the
+// last attempt the loop makes.
+func finalAttempt(s string) bool {
+	n, m, ok := attemptNumbers(s)
+	return ok && n >= m
+}
+
+// attemptNumbers reads the first "attempt N/M" or "attempt N of M" in s.
+func attemptNumbers(s string) (int, int, bool) {
 	k := strings.Index(s, "attempt ")
 	if k < 0 {
-		return false
+		return 0, 0, false
 	}
 	s = s[k+len("attempt "):]
 	n, i := leadingInt(s)
 	if i == 0 {
-		return false
+		return 0, 0, false
 	}
 	s = s[i:]
 	switch {
@@ -401,10 +414,10 @@ func attemptCounter(s string) bool {
 	case strings.HasPrefix(s, " of "):
 		s = s[len(" of "):]
 	default:
-		return false
+		return 0, 0, false
 	}
 	m, j := leadingInt(s)
-	return j > 0 && n < m
+	return n, m, j > 0
 }
 
 func leadingInt(s string) (int, int) {
@@ -447,6 +460,11 @@ func (s *scan) noticeOver(i int) bool {
 	}
 	ls := strings.LastIndexByte(s.low[:i], '\n') + 1
 	depth := indentOf(s.low[ls:])
+	if finalAttempt(lineFrom(s.low, ls)) {
+		// "Retrying in 24s · attempt 10/10": no retry comes after this
+		// one, so the next error, however it is indented, is the outcome.
+		depth = len(s.low)
+	}
 	nl := payloadEnd(s.low, i)
 	for nl >= 0 && nl+1 < len(s.low) {
 		rest := s.low[nl+1:]

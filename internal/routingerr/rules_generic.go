@@ -19,9 +19,11 @@ var genericRules = []rule{
 	// "You've hit your session limit · resets 3:45pm" (Claude Code),
 	// "You've hit your usage limit … try again at 3:32 PM" (Codex), "You've
 	// reached your usage limit. Upgrade your plan or add credits to continue"
-	// (the Codex app).
+	// (the Codex app), and the Codex backend's usage_limit_reached message
+	// when a wrapper keeps it but drops the type ("HTTP 429: The usage limit
+	// has been reached"): a usage limit said to be reached, in either order.
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		gate: []string{"hit your ", "reached your usage limit", "usage limit reached", "limit will reset at", "out of extra usage"},
+		gate: []string{"hit your ", "reached your usage limit", "usage limit", "limit will reset at", "out of extra usage"},
 		match: func(s *scan) int {
 			if i := strings.Index(s.low, "reached your usage limit"); i >= 0 {
 				return i
@@ -32,12 +34,12 @@ var genericRules = []rule{
 					return i
 				}
 			}
-			for _, k := range []string{"usage limit reached", "limit will reset at", "out of extra usage"} {
+			for _, k := range []string{"limit will reset at", "out of extra usage"} {
 				if i := strings.Index(s.low, k); i >= 0 {
 					return i
 				}
 			}
-			return -1
+			return usageLimitReached(s.low)
 		}},
 
 	// "5-hour limit reached ∙ resets 2pm", "Opus weekly limit reached ·
@@ -202,3 +204,25 @@ var gatewayPhrases = []string{"502 bad gateway", "503 service unavailable", "504
 // start (see exec.not_found.v1).
 var execNotFoundWords = []string{"executable file not found", ": command not found", "no such file or directory (cmd)",
 	"program not found", "is not recognized as an internal or external command", "不是内部或外部命令"}
+
+// usageLimitReached finds "usage limit" with "reached" at most a few words
+// after it on its line ("usage limit reached", "The usage limit has been
+// reached"), or -1. Warnings ("approaching your usage limit") say neither.
+func usageLimitReached(low string) int {
+	for off, n := 0, 0; n < 8; n++ {
+		i := strings.Index(low[off:], "usage limit")
+		if i < 0 {
+			return -1
+		}
+		i += off
+		off = i + len("usage limit")
+		rest := low[off:min(len(low), off+24)]
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			rest = rest[:nl]
+		}
+		if strings.Contains(rest, "reached") && !strings.Contains(rest, "not reached") {
+			return i
+		}
+	}
+	return -1
+}

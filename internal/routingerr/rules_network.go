@@ -27,6 +27,39 @@ var networkRules = []rule{
 	{id: "go.net.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		any: []string{"connection reset by peer", "broken pipe", "connection refused", "i/o timeout", "no such host",
 			"network is unreachable", "tls handshake timeout", "context deadline exceeded", "use of closed network connection"}},
+	// Go's net.OpError for a dial ("dial tcp 1.2.3.4:443: connect: …",
+	// "dial tcp: lookup api.openai.com on 127.0.0.11:53: server
+	// misbehaving"), and grpc-go's "transport: Error while dialing": the
+	// connection was never made, whatever the cause after it, so nothing
+	// was sent.
+	{id: "go.dial.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		gate: []string{"dial tcp", "dial udp", "error while dialing"},
+		match: func(s *scan) int {
+			if i := s.index("error while dialing", false); i >= 0 {
+				return i
+			}
+			for _, w := range []string{"dial tcp", "dial udp"} {
+				for off, n := 0, 0; n < 8; n++ {
+					i := strings.Index(s.low[off:], w)
+					if i < 0 {
+						break
+					}
+					i += off
+					off = i + len(w)
+					if (i == 0 || !isLetter(s.low[i-1])) && off < len(s.low) && (s.low[off] == ' ' || s.low[off] == ':' || isDigit(s.low[off])) {
+						return i
+					}
+				}
+			}
+			return -1
+		}},
+	// The socket exception classes: Dart's dart:io SocketException
+	// ("SocketException: Failed host lookup: 'api.openai.com' (OS Error: …,
+	// errno = 7)", "… Connection refused") and Java's
+	// java.net.SocketException ("Connection reset"): the connection, not the
+	// request, failed.
+	{id: "net.socket_exception.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		any: []string{"socketexception"}},
 	{id: "python.net.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		any: []string{"apitimeouterror", "connecterror", "connecttimeout", "readtimeout", "connectionreseterror",
 			"connection aborted", "max retries exceeded with url", "temporary failure in name resolution",
@@ -52,7 +85,10 @@ var transportLostRules = []rule{
 	{id: "net.stream_cut.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"other side closed", "premature close", "err_stream_premature_close", "nghttp2_", "err_http2_",
 			"stream error: stream id", "connection closed before message completed", "incompleteread", "connection broken:",
-			"serverdisconnectederror", "server disconnected", "unexpected eof", "transport connection broken"}},
+			"serverdisconnectederror", "server disconnected", "unexpected eof", "transport connection broken",
+			// undici's SocketError, whatever its message ("SocketError: closed",
+			// "SocketError: other side closed"; lib/dispatcher/client-h1.js).
+			"socketerror: "}},
 	// A dropped connection in an error's own words ("Connection closed.",
 	// "Network error"), not in prose.
 	{id: "net.connection_closed_text.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.7,

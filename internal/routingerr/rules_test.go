@@ -497,6 +497,21 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("getaddrinfo EAI_AGAIN api.openai.com"), txt("TypeError: fetch failed\n  code: 'UND_ERR_CONNECT_TIMEOUT'"), txt("Error: write EPIPE")},
 		neg: []Evidence{txt("ECONNRESETTING"), txt("a repipeline step"), txt("EISDIR: illegal operation on a directory")},
 	},
+	"tgi.validation_length.v1": {
+		pos: []Evidence{status(422, "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 200 `max_new_tokens`\",\"error_type\":\"validation\"}"),
+			status(422, "Input validation error: `inputs` must have less than 1024 tokens. Given: 2048")},
+		neg: []Evidence{txt("`max_new_tokens` must be <= 4096. Given: 8192"), txt("temperature must be <= 2"), txt("names must have less than 64 characters")},
+	},
+	"go.dial.v1": {
+		pos: []Evidence{txt(`Post "https://api.openai.com/v1/chat/completions": dial tcp: lookup api.openai.com on 127.0.0.11:53: server misbehaving`),
+			txt(`rpc error: code = Unknown desc = connection error: desc = "transport: Error while dialing: dial unix /tmp/agent.sock: connect: no such file"`)},
+		neg: []Evidence{txt("the dialog closed"), txt("redial tcpdump"), txt("dial-up modem")},
+	},
+	"net.socket_exception.v1": {
+		pos: []Evidence{txt("SocketException: Failed host lookup: 'api.openai.com' (OS Error: No address associated with hostname, errno = 7)"),
+			txt("java.net.SocketException: Connection reset")},
+		neg: []Evidence{txt("socket exceptions are logged"), txt("the socket was closed by the user")},
+	},
 	"go.net.v1": {
 		pos: []Evidence{txt("read tcp 10.0.3.15:51844->160.79.104.10:443: read: connection reset by peer"), txt("dial tcp: lookup api.anthropic.com: no such host"),
 			txt("net/http: TLS handshake timeout")},

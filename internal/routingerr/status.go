@@ -16,6 +16,31 @@ var statusMarkers = []string{
 	// GitHub Copilot Chat's failure reasons: "Reason: Server error: 503",
 	// "Reason: Request Failed: 408 {…}".
 	"server error: ", "request failed: ",
+	// A status in square brackets: @google/generative-ai's fetch error
+	// ("Error fetching from <url>: [503 Service Unavailable] The model is
+	// overloaded.", "[503 ] …" when the status text is empty), and
+	// wrappers' "<Provider> Error [503]: <body>". See bracketStatusOK.
+	"error [", ": [",
+}
+
+// bracketStatusOK: a status after a bracket marker (the last two of
+// statusMarkers) closes the bracket or goes on with its status text, so a
+// JSON array of numbers ("codes": [429, 503]) is no status. After ": [" it
+// must be followed by a blank ("[503 Service Unavailable]", "[503 ]"):
+// "errors": [500] is an array.
+func bracketStatusOK(marker, text string, i int) bool {
+	j := i
+	for j < len(text) && j < i+8 && (text[j] == ' ' || text[j] == '"' || text[j] == '\\' || text[j] == '\'') {
+		j++
+	}
+	j += 3
+	if j >= len(text) {
+		return false
+	}
+	if marker == ": [" {
+		return text[j] == ' '
+	}
+	return text[j] == ']' || text[j] == ' '
 }
 
 // httpStatus returns the effective HTTP status and its offset in raw. A
@@ -49,6 +74,9 @@ func structuredStatus(ev *Evidence) int {
 
 var kwNoBody = newKW(" status code (no body)")
 
+// firstBracketMarker is the id of "error [", the first bracket marker.
+var firstBracketMarker = len(statusMarkers) - 2
+
 // textStatus finds the last status introduced by a marker; the last one is
 // the final error of a tail that retried. The scan recorded, for each
 // marker, where its last occurrence followed by a status ended.
@@ -59,7 +87,7 @@ func textStatus(s *scan) (int, int) {
 		if end == 0 || end <= bestEnd {
 			continue
 		}
-		if st, ok := statusAt(s.raw, end); ok {
+		if st, ok := statusAt(s.raw, end); ok && (id < firstBracketMarker || bracketStatusOK(statusMarkers[id], s.raw, end)) {
 			best, bestEnd = st, end
 		}
 	}
