@@ -334,7 +334,7 @@ func (s *Service) adoptLocked(rt *sessionRT, rec store.PendingRetry, parked bool
 			}
 			s.usageRestore(rec.SessionID, rt.retry)
 			delay := rec.RetryAt.Sub(s.now())
-			s.armLocked(rt, delay)
+			s.armLocked(rt, rec.RetryAt)
 			s.log.Info("pending retry adopted", zap.String("session_id", rec.SessionID), zap.String("from", from),
 				zap.Time("retry_at", rec.RetryAt), zap.Duration("in", max(delay, 0)))
 		}

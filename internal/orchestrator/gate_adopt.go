@@ -105,7 +105,7 @@ func (s *Service) rejoinGateLocked(rt *sessionRT, ga *gateAdoption, key string) 
 	default:
 		// The fleet's gate closed while its daemon was dead: it goes.
 		d := ga.releaseOffset()
-		s.armLocked(rt, d)
+		s.armLocked(rt, s.now().Add(d))
 		s.log.Info("adopted session's overload gate closed meanwhile; released", zap.String("session_id", rt.sess.ID),
 			zap.String("gate", key), zap.Duration("in", d))
 	}

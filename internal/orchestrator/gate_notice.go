@@ -67,8 +67,8 @@ func (s *Service) parkOnGateLocked(rt *sessionRT, gw gateWait, view gateView, ne
 		_ = s.emitLocked(rt, "session.turn.completed", map[string]any{"turn_id": gw.fromFailedTurnID, "stop_reason": "retry_scheduled"}, change{})
 	}
 	_ = s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskInProgress)
-	if old := rt.retry; old != nil && old.timer != nil {
-		old.timer.Stop()
+	if old := rt.retry; old != nil {
+		s.stopTimersLocked(old)
 	}
 	if rt.retry == nil {
 		s.cfg.Metrics.parkedSessions.Inc()

@@ -118,7 +118,7 @@ func (s *Service) restoreGates(ctx context.Context, waiting map[string][]*sessio
 		offsets := overload.Spread(len(rts), s.gate.cfg.ReleaseWindowFor(len(rts)), s.gate.rand)
 		for i, rt := range rts {
 			rt.mu.Lock()
-			s.armLocked(rt, offsets[i])
+			s.armLocked(rt, now.Add(offsets[i]))
 			rt.mu.Unlock()
 		}
 	}

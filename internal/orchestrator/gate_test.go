@@ -390,15 +390,13 @@ func TestRateLimitAndNetworkFailuresAreNotGated(t *testing.T) {
 	} {
 		t.Run(tc.prompt, func(t *testing.T) {
 			h := newHarness(t)
-			trap := h.clock.Trap().AfterFunc("retry")
-			defer trap.Close()
+			t0 := h.clock.Now()
 			var fs []*feed
 			for range 4 {
 				_, f := h.create(tc.prompt, nil)
-				call := trap.MustWait(h.ctx)
-				call.MustRelease(h.ctx)
-				assert.Equal(t, tc.delay, call.Duration, "each session keeps its own schedule")
 				n := f.until(isNotice)
+				assert.Equal(t, t0.Add(tc.delay).UTC().Format(time.RFC3339Nano), n.Message.Metadata["retry_at"],
+					"each session keeps its own schedule")
 				assert.Nil(t, n.Message.Metadata["gate"])
 				fs = append(fs, f)
 			}
@@ -484,19 +482,18 @@ func TestRestartAfterGateClosedReleasesGradually(t *testing.T) {
 	h.stop()
 	require.NoError(t, h.db.DeleteGate(h.ctx, "mock")) // as if it closed just before the crash
 	h.setWall(false)
-	trap := h.clock.Trap().AfterFunc("retry")
-	defer trap.Close()
 	h.start()
-	done := make(chan error, 1)
-	go func() { done <- h.svc.Start(h.ctx) }()
+	require.NoError(t, h.svc.Start(h.ctx))
 	var offs []time.Duration
-	for range 3 {
-		call := trap.MustWait(h.ctx)
-		call.MustRelease(h.ctx)
-		offs = append(offs, call.Duration)
+	for _, v := range vs {
+		at, ok := h.armedAt(v.Sessions[0].ID)
+		if !ok {
+			at = h.clock.Now() // its release was due at once, and has fired
+		}
+		offs = append(offs, at.Sub(h.clock.Now()))
 	}
-	require.NoError(t, <-done)
 	slices.Sort(offs)
+	assert.Equal(t, []time.Duration{5 * time.Second, 5 * time.Second}, offs[1:])
 	// Two sessions were on their own timers (due at 5s), one waited on the gate.
 	assert.Less(t, offs[0], 5*time.Second)
 	var fs []*feed

@@ -224,6 +224,19 @@ func (h *harness) pending(sessionID string) (store.PendingRetry, bool) {
 	return store.PendingRetry{}, false
 }
 
+// armedAt is when the session's retry timer fires, if one is armed.
+func (h *harness) armedAt(sessionID string) (time.Time, bool) {
+	d := h.svc.dueTimers
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, e := range d.heap {
+		if e.p.rec.SessionID == sessionID {
+			return time.Unix(0, e.at), true
+		}
+	}
+	return time.Time{}, false
+}
+
 func intp(v int) *int { return &v }
 
 func errIs(t *testing.T, err, target error) {

@@ -26,14 +26,15 @@ import (
 // once in an outage.
 type parkedRetry struct {
 	rec   store.PendingRetry
-	timer *quartz.Timer // own retry timer, or the deadline while waiting on a gate; nil once fired or stopped
+	timer *quartz.Timer // the deadline while waiting on a gate; nil when none (its own timer: duetimers.go)
 
 	// Overload gate (gate.go).
 	gate       string // key of the gate it waits on (or probes for); "" when on its own schedule
 	noticeSaid uint64 // what the waiting notice says, as last written (saidSum of gateView.said)
 	probe      bool   // dispatched as the gate's probe
 
-	dispatching bool // claimed; its attempt is running
+	dispatching bool  // claimed; its attempt is running
+	due         int32 // its place in the armed retries' heap, 1-based; 0: not armed (duetimers.go, under its mutex)
 }
 
 // turnFailedLocked classifies a failure and parks a retry or shows the banner.
@@ -145,9 +146,7 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 	_ = s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskInProgress)
 	rt.chain = chainState{retry: d.Retry, max: d.MaxAttempts, until: rt.chain.until}
 	if old := rt.retry; old != nil {
-		if old.timer != nil {
-			old.timer.Stop()
-		}
+		s.stopTimersLocked(old)
 		if old.gate != "" {
 			s.gateLeaveLocked(rt.sess.ID, old.gate, now)
 		}
@@ -158,7 +157,7 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 	rt.staleRow = false // the row just saved replaced it
 	// retry_at was fixed before the writes above: the timer counts to it,
 	// not d.Delay from now, or every write would make the retry late.
-	s.armLocked(rt, retryAt.Sub(s.now()))
+	s.armLocked(rt, retryAt)
 	s.cfg.Metrics.retriesArmed.WithLabelValues(c.Code).Inc()
 	s.cfg.Metrics.retryDelay.Observe(d.Delay.Seconds())
 	s.log.Info("retry scheduled", zap.String("session_id", rt.sess.ID), zap.Int("attempt", d.Retry),
@@ -166,16 +165,22 @@ func (s *Service) parkLocked(rt *sessionRT, t *turn, c routingerr.Classification
 	return nil
 }
 
-// armLocked arms the timer of rt.retry; it fires exactly at retry_at. The
-// callback holds the parked retry itself, not its key: a parked retry is
-// never re-keyed (a new generation or attempt parks a new one), and two
-// words instead of five keep a parked session under 1 KiB.
-func (s *Service) armLocked(rt *sessionRT, delay time.Duration) {
-	p := rt.retry
-	if delay < 0 {
-		delay = 0
+// armLocked arms the timer of rt.retry for at, its retry_at (or its
+// release from a gate): it fires exactly then, with every retry due at the
+// same instant (duetimers.go). The timer holds the parked retry itself,
+// not its key: a parked retry is never re-keyed (a new generation or
+// attempt parks a new one).
+func (s *Service) armLocked(rt *sessionRT, at time.Time) {
+	s.dueTimers.arm(rt.retry, at)
+}
+
+// stopTimersLocked stops p's timers: its own, and its gate deadline.
+func (s *Service) stopTimersLocked(p *parkedRetry) {
+	s.dueTimers.stop(p)
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
 	}
-	p.timer = s.cfg.Clock.AfterFunc(delay, func() { s.fire(p) }, "retry")
 }
 
 // upsertNoticeLocked writes the one status message of this retry chain:
@@ -197,12 +202,17 @@ func (s *Service) upsertNoticeLocked(rt *sessionRT, text string, rec store.Pendi
 // the durable claim marks the retry as dispatching, so a crash from then on
 // never replays blindly, and the prompt waits for it. Retries due together
 // are claimed together (retrydue.go).
-func (s *Service) fire(p *parkedRetry) {
+func (s *Service) fire(due []*parkedRetry) {
 	if !s.enter() {
 		return
 	}
 	defer s.leave()
-	s.queueDue(dueItem{sid: p.rec.SessionID, p: p, woke: s.now()}) // rec's key fields never change
+	woke := s.now()
+	items := make([]dueItem, len(due))
+	for i, p := range due {
+		items[i] = dueItem{sid: p.rec.SessionID, p: p, woke: woke} // rec's key fields never change
+	}
+	s.queueDue(items...)
 }
 
 // dispatchLocked claims a parked retry and starts its attempt. The claim
@@ -245,10 +255,7 @@ func (s *Service) dispatchedLocked(rt *sessionRT, p *parkedRetry, t *turn, err e
 		}
 		return
 	}
-	if p.timer != nil {
-		p.timer.Stop() // a waiting session's deadline
-		p.timer = nil
-	}
+	s.stopTimersLocked(p) // a waiting session's deadline
 	p.dispatching = true
 	p.rec.State = store.RetryDispatching
 	s.log.Info("retry firing", zap.String("session_id", sessionID), zap.Int("attempt", p.rec.Attempt), zap.Bool("probe", p.probe),
@@ -280,9 +287,7 @@ func (s *Service) forgetRetryLocked(rt *sessionRT) bool {
 	if p == nil {
 		return false
 	}
-	if p.timer != nil {
-		p.timer.Stop()
-	}
+	s.stopTimersLocked(p)
 	if p.gate != "" {
 		s.gateLeaveLocked(rt.sess.ID, p.gate, s.now())
 	}
@@ -554,9 +559,7 @@ func (s *Service) cancelRetryLocked(rt *sessionRT) error {
 		// The attempt is already running: stop it, its end shows the banner.
 		rt.turn.cancelledRetry = true
 		rt.turn.cancel()
-		if p.timer != nil {
-			p.timer.Stop()
-		}
+		s.stopTimersLocked(p)
 		return nil
 	}
 	s.recoveryBannerLocked(rt, nil, recoveryReason{kind: kindRetryCancelled})
@@ -628,7 +631,7 @@ func (s *Service) Start(ctx context.Context) error {
 			rt.chain = chainOf(rec.Attempt-1, rec.MaxAttempts, deadline)
 			s.usageRestore(rec.SessionID, rt.retry)
 			delay := rec.RetryAt.Sub(s.now())
-			s.armLocked(rt, delay)
+			s.armLocked(rt, rec.RetryAt)
 			s.log.Info("pending retry re-armed", zap.String("session_id", rec.SessionID),
 				zap.Time("retry_at", rec.RetryAt), zap.Duration("in", max(delay, 0)))
 		}

@@ -227,7 +227,7 @@ func TestStaleGenerationFireDoesNothing(t *testing.T) {
 	f.until(isTurnDone)
 	before := len(h.messages(sid))
 	// A late callback of the old generation's parked retry.
-	h.svc.fire(&parkedRetry{rec: store.PendingRetry{SessionID: sid, Generation: row.Generation, Attempt: row.Attempt}})
+	h.svc.fire([]*parkedRetry{{rec: store.PendingRetry{SessionID: sid, Generation: row.Generation, Attempt: row.Attempt}}})
 	assert.Len(t, h.messages(sid), before)
 	h.svc.mu.Lock()
 	rt := h.svc.sessions[sid]

@@ -72,7 +72,7 @@ type dueStart struct {
 	t  *turn
 }
 
-// queueDue starts a due retry and queues its claim. The first callback
+// queueDue starts due retries and queues their claims. The first callback
 // of a burst starts the retries due, one after another (ten thousand
 // callbacks each taking the session's, the gate's and the service's locks
 // at once queue behind each other for seconds), and then, when no other
@@ -80,10 +80,10 @@ type dueStart struct {
 // come while it claims start the next ones meanwhile, so a start never
 // waits for a commit. Call it from a callback that entered the service,
 // holding no session's lock.
-func (s *Service) queueDue(it dueItem) {
+func (s *Service) queueDue(its ...dueItem) {
 	q := &s.due
 	q.mu.Lock()
-	q.due = append(q.due, it)
+	q.due = append(q.due, its...)
 	if q.starting {
 		q.mu.Unlock()
 		return
@@ -141,7 +141,6 @@ func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
 		if p != it.p {
 			return dueStart{}, false // superseded or cancelled
 		}
-		p.timer = nil // this one fired
 		s.noteLateTimerLocked(rt, p, it.woke)
 	case it.usage != "":
 		if p == nil || usageKeyOf(p) != it.usage {
@@ -153,9 +152,8 @@ func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
 	if p.dispatching || rt.turn != nil || rt.gone {
 		return dueStart{}, false
 	}
-	if it.usage != "" && p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
+	if it.usage != "" {
+		s.stopTimersLocked(p)
 	}
 	if s.usageDueLocked(rt, p) || s.gateDueLocked(rt, p) {
 		return dueStart{}, false
@@ -297,10 +295,7 @@ func (s *Service) unstartLocked(rt *sessionRT, p *parkedRetry, t *turn, err erro
 // took.
 func (s *Service) claimedLocked(rt *sessionRT, p *parkedRetry, t *turn, err error, took time.Duration) {
 	if err == nil {
-		if p.timer != nil {
-			p.timer.Stop() // a waiting session's deadline
-			p.timer = nil
-		}
+		s.stopTimersLocked(p) // a waiting session's deadline
 		p.rec.State = store.RetryDispatching
 		s.armSilenceLocked(rt, t)
 		close(t.claim)

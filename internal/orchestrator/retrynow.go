@@ -25,10 +25,7 @@ func (s *Service) retryNowLocked(rt *sessionRT) error {
 	if p.dispatching || rt.turn != nil {
 		return nil // already sent
 	}
-	if p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
-	}
+	s.stopTimersLocked(p)
 	now := s.now()
 	sid := rt.sess.ID
 	if p.gate != "" {

@@ -41,8 +41,9 @@ type Service struct {
 	gate  gateOwner // provider overload gates (gate.go)
 	fleet fleetSync // fleet mode of the gates (gate_fleet.go)
 
-	usage usageOwner // usage windows (usagewindow.go)
-	due   dueQueue   // retries due, for one claim transaction per round (retrydue.go)
+	usage     usageOwner // usage windows (usagewindow.go)
+	due       dueQueue   // retries due, for one claim transaction per round (retrydue.go)
+	dueTimers *dueTimers // their timers, one per instant (duetimers.go)
 
 	slots agentSlots // live agent processes and their line (queue.go)
 
@@ -81,6 +82,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s.gate.releases = newReleases(cfg.Clock, "gate-release", s.onGateRelease)
 	s.usage.releases = newReleases(cfg.Clock, "usage-release", s.onUsageRelease)
+	s.dueTimers = newDueTimers(cfg.Clock, s.fire)
 	return s, nil
 }
 
@@ -138,9 +140,8 @@ func (s *Service) Close() error {
 
 	for _, rt := range rts {
 		rt.mu.Lock()
-		if rt.retry != nil && rt.retry.timer != nil {
-			rt.retry.timer.Stop()
-			rt.retry.timer = nil
+		if rt.retry != nil {
+			s.stopTimersLocked(rt.retry)
 		}
 		s.stopIdleLocked(rt)
 		s.stopReconcileLocked(rt)

@@ -205,9 +205,7 @@ func (s *Service) parkOnUsageLocked(rt *sessionRT, uw usageWait, failedTurn stri
 	}
 	_ = s.setStateLocked(rt, store.SessionWaitingForInput, store.TaskInProgress)
 	if old := rt.retry; old != nil {
-		if old.timer != nil {
-			old.timer.Stop()
-		}
+		s.stopTimersLocked(old)
 		if old.gate != "" {
 			s.gateLeaveLocked(rt.sess.ID, old.gate, now)
 		}
@@ -218,7 +216,7 @@ func (s *Service) parkOnUsageLocked(rt *sessionRT, uw usageWait, failedTurn stri
 	rt.retry = &parkedRetry{rec: rec}
 	rt.staleRow = false
 	if !uw.held {
-		s.armLocked(rt, uw.at.Sub(s.now()))
+		s.armLocked(rt, uw.at)
 	}
 	return nil
 }
