@@ -168,3 +168,11 @@ func TestHeldoutNinth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 9, "ninth held-out set")
 }
+
+// TestHeldoutTenth measures testdata/heldout10: 76 real errors drawn in the
+// hidden set's proportions, collected after heldout9's rules had landed
+// and committed before the classifier saw them (testdata/heldout10/README.md).
+func TestHeldoutTenth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 10, "tenth held-out set")
+}
