@@ -8,6 +8,8 @@ import (
 	"github.com/coder/quartz"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/orchestratord/orchestratord/internal/store"
 )
@@ -101,4 +103,28 @@ func TestARetryWhoseTimeHasPassedFiresAtOnce(t *testing.T) {
 	r := newDueRig(t)
 	r.arm("overdue", -time.Minute)
 	assert.Equal(t, []string{"overdue"}, r.nextFired())
+}
+
+func TestRetriesLateTogetherAreLoggedOnceNotOnceEach(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	clock := quartz.NewMock(t)
+	s := &Service{cfg: Config{Clock: clock}, log: zap.New(core)}
+	due := clock.Now().Add(-time.Second) // woke a second late
+	late := &lateStarts{of: 3}
+	for _, id := range []string{"a", "b", "c"} {
+		rt := &sessionRT{sess: store.Session{ID: id}}
+		s.noteLateTimerLocked(rt, &parkedRetry{rec: store.PendingRetry{SessionID: id, RetryAt: due}}, clock.Now(), late)
+	}
+	assert.Zero(t, logs.Len(), "nothing until the burst has started")
+	late.log(s.log)
+	require.Equal(t, 1, logs.Len())
+	e := logs.All()[0]
+	assert.Equal(t, "retry timers late", e.Message)
+	assert.Equal(t, map[string]any{"late": int64(3), "due_together": int64(3), "most_woke_late": time.Second, "most_lock_wait": time.Duration(0)},
+		e.ContextMap())
+
+	alone := &sessionRT{sess: store.Session{ID: "alone"}}
+	s.noteLateTimerLocked(alone, &parkedRetry{rec: store.PendingRetry{SessionID: "alone", RetryAt: due}}, clock.Now(), nil)
+	require.Equal(t, 2, logs.Len())
+	assert.Equal(t, "retry timer late", logs.All()[1].Message)
 }

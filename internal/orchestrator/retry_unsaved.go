@@ -30,15 +30,37 @@ const lateTimerAfter = 20 * time.Millisecond
 // noteLateTimerLocked logs a retry timer that woke late (the Go runtime or
 // the machine) or waited for the session's lock (other work of the
 // session), so lateness at "retry firing" can be told apart from a slow
-// claim (its "claim" field).
-func (s *Service) noteLateTimerLocked(rt *sessionRT, p *parkedRetry, woke time.Time) {
+// claim (its "claim" field). Retries due together are noted in late and
+// logged once (lateStarts), not a line each.
+func (s *Service) noteLateTimerLocked(rt *sessionRT, p *parkedRetry, woke time.Time, late *lateStarts) {
 	if p.gate != "" {
 		return // a gate's schedule, not retry_at
 	}
 	locked := s.now()
-	if woke.Sub(p.rec.RetryAt) < lateTimerAfter && locked.Sub(woke) < lateTimerAfter {
+	wokeLate, wait := woke.Sub(p.rec.RetryAt), locked.Sub(woke)
+	if wokeLate < lateTimerAfter && wait < lateTimerAfter {
+		return
+	}
+	if late != nil {
+		late.n++
+		late.wokeLate, late.wait = max(late.wokeLate, wokeLate), max(late.wait, wait)
 		return
 	}
 	s.log.Warn("retry timer late", zap.String("session_id", rt.sess.ID), zap.Int("attempt", p.rec.Attempt),
-		zap.Duration("woke_late", woke.Sub(p.rec.RetryAt)), zap.Duration("lock_wait", locked.Sub(woke)))
+		zap.Duration("woke_late", wokeLate), zap.Duration("lock_wait", wait))
+}
+
+// lateStarts sums up the late ones of retries due together: logging a
+// line for each of ten thousand would make the last ones later still.
+type lateStarts struct {
+	n, of          int
+	wokeLate, wait time.Duration // the most of any
+}
+
+func (l *lateStarts) log(log *zap.Logger) {
+	if l.n == 0 {
+		return
+	}
+	log.Warn("retry timers late", zap.Int("late", l.n), zap.Int("due_together", l.of),
+		zap.Duration("most_woke_late", l.wokeLate), zap.Duration("most_lock_wait", l.wait))
 }

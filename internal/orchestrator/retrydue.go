@@ -63,6 +63,7 @@ type dueItem struct {
 	gate  string
 	usage string
 	woke  time.Time
+	late  *lateStarts // of the retries due with it, logged once; nil: alone
 }
 
 // dueStart is a due retry started, its claim not yet settled.
@@ -93,15 +94,34 @@ func (s *Service) queueDue(its ...dueItem) {
 		due := q.due
 		q.due = nil
 		q.mu.Unlock()
-		started := make([]dueStart, 0, len(due))
+		var late *lateStarts
+		if len(due) > 1 {
+			late = &lateStarts{of: len(due)}
+		}
+		// All of them are told they start before any of them is started:
+		// building ten thousand turns first would have the last ones hear
+		// of theirs tens of milliseconds after their retry_at.
+		marked := make([]dueMark, 0, len(due))
 		for _, it := range due {
+			it.late = late
 			if rt := s.loaded(it.sid); rt != nil {
 				rt.mu.Lock()
-				if d, ok := s.startDueLocked(rt, it); ok {
-					started = append(started, d)
+				if p, ok := s.markDueLocked(rt, it); ok {
+					marked = append(marked, dueMark{rt: rt, p: p})
 				}
 				rt.mu.Unlock()
 			}
+		}
+		if late != nil {
+			late.log(s.log)
+		}
+		started := make([]dueStart, 0, len(marked))
+		for _, m := range marked {
+			m.rt.mu.Lock()
+			if d, ok := s.startMarkedLocked(m.rt, m.p); ok {
+				started = append(started, d)
+			}
+			m.rt.mu.Unlock()
 		}
 		q.mu.Lock()
 		q.items = append(q.items, started...)
@@ -135,27 +155,59 @@ func (s *Service) queueDue(its ...dueItem) {
 // nothing started (superseded, held back by its gate or usage window, or
 // the service closing).
 func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
+	p, ok := s.markDueLocked(rt, it)
+	if !ok {
+		return dueStart{}, false
+	}
+	return s.startMarkedLocked(rt, p)
+}
+
+// dueMark is a due retry told it starts, its turn not yet built.
+type dueMark struct {
+	rt *sessionRT
+	p  *parkedRetry
+}
+
+// markDueLocked decides that a due retry goes, and tells the clients: it
+// is dispatching from here (no other path starts it), and STARTING.
+// startMarkedLocked builds its turn next, unless something came first.
+func (s *Service) markDueLocked(rt *sessionRT, it dueItem) (*parkedRetry, bool) {
 	p := rt.retry
 	switch {
 	case it.p != nil:
 		if p != it.p {
-			return dueStart{}, false // superseded or cancelled
+			return nil, false // superseded or cancelled
 		}
-		s.noteLateTimerLocked(rt, p, it.woke)
+		s.noteLateTimerLocked(rt, p, it.woke, it.late)
 	case it.usage != "":
 		if p == nil || usageKeyOf(p) != it.usage {
-			return dueStart{}, false // it left the window meanwhile
+			return nil, false // it left the window meanwhile
 		}
 	case p == nil || p.gate != it.gate:
-		return dueStart{}, false // it left the gate meanwhile
+		return nil, false // it left the gate meanwhile
 	}
 	if p.dispatching || rt.turn != nil || rt.gone {
-		return dueStart{}, false
+		return nil, false
 	}
 	if it.usage != "" {
 		s.stopTimersLocked(p)
 	}
 	if s.usageDueLocked(rt, p) || s.gateDueLocked(rt, p) {
+		return nil, false
+	}
+	p.dispatching = true // no other path starts it meanwhile
+	s.publishStartingLocked(rt)
+	return p, true
+}
+
+// startMarkedLocked builds the turn of a retry markDueLocked let go. A
+// stop, cancel, new prompt or close that came in between took the retry
+// (or the service) away and published the state it left: nothing starts.
+func (s *Service) startMarkedLocked(rt *sessionRT, p *parkedRetry) (dueStart, bool) {
+	if rt.retry != p || rt.turn != nil || rt.gone || s.ctx.Err() != nil {
+		if rt.retry == p {
+			p.dispatching = false // the service closing: it stays pending, re-armed at the next start
+		}
 		return dueStart{}, false
 	}
 	t := s.newTurn(rt, p.rec.Prompt)
@@ -165,8 +217,6 @@ func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
 	rt.turn = t
 	t.in = s.execInputsLocked(rt, t)
 	s.stopIdleLocked(rt)
-	p.dispatching = true // no other path starts it meanwhile
-	s.publishStartingLocked(rt)
 	return dueStart{rt: rt, p: p, t: t}, true // its attempt runs from its claim round (claimRound)
 }
 

@@ -344,3 +344,70 @@ func TestDueFreshRetryRefusedBeforeItRanKeepsTheAgent(t *testing.T) {
 	assert.Equal(t, Execution(kept), back, "the session keeps its agent process")
 	assert.False(t, kept.closed)
 }
+
+// markedDue parks a first failure and tells the clients its retry starts,
+// as the first pass over retries due together does, without building its
+// turn: the test decides what comes in between.
+func markedDue(t *testing.T, h *harness, prompt string) (TaskView, *feed, *Subscription, dueMark) {
+	t.Helper()
+	trap := h.clock.Trap().AfterFunc("retry")
+	defer trap.Close()
+	tasks := h.svc.SubscribeTasks(1024)
+	t.Cleanup(tasks.Close)
+	v, f := h.create(prompt, nil)
+	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
+	rt := h.svc.loaded(v.Sessions[0].ID)
+	require.NotNil(t, rt)
+	rt.mu.Lock()
+	p, ok := h.svc.markDueLocked(rt, dueItem{sid: rt.sess.ID, p: rt.retry, woke: h.clock.Now()})
+	rt.mu.Unlock()
+	require.True(t, ok, "the retry goes")
+	untilTaskState(t, tasks, store.SessionStarting)
+	return v, f, tasks, dueMark{rt: rt, p: p}
+}
+
+// A cancel between a due retry's published start and its turn: no turn is
+// built, nothing is sent, and the chain ends in one banner.
+func TestDueRetryCancelledBeforeItsTurnIsBuiltStartsNothing(t *testing.T) {
+	h := newHarness(t)
+	a := &countAgents{}
+	h.stop()
+	h.start(withCountAgents(a))
+	v, f, tasks, m := markedDue(t, h, "/overloaded:1 cancel me early")
+	sid := v.Sessions[0].ID
+	require.NoError(t, h.svc.Recover(h.ctx, RecoverRequest{TaskID: v.ID, SessionID: sid, Action: RecoverCancelRetry}))
+	m.rt.mu.Lock()
+	_, started := h.svc.startMarkedLocked(m.rt, m.p)
+	turn := m.rt.turn
+	m.rt.mu.Unlock()
+	assert.False(t, started)
+	assert.Nil(t, turn, "no turn runs")
+	b := f.until(isBanner)
+	assert.Equal(t, kindRetryCancelled, b.Message.Metadata["reason"])
+	untilTaskState(t, tasks, store.SessionFailed)
+	_, pending := h.pending(sid)
+	assert.False(t, pending)
+	assert.Equal(t, 1, h.retryStarts(sid), "the retry never started")
+	sentNothing(t, h, a)
+}
+
+// A new prompt between a due retry's published start and its turn: the
+// user's prompt runs, the retry never does.
+func TestDueRetrySupersededBeforeItsTurnIsBuiltLetsThePromptRun(t *testing.T) {
+	h := newHarness(t)
+	v, f, _, m := markedDue(t, h, "/overloaded:1 old prompt")
+	sid := v.Sessions[0].ID
+	require.NoError(t, h.svc.Prompt(h.ctx, PromptRequest{TaskID: v.ID, SessionID: sid, Text: "the newer prompt"}))
+	m.rt.mu.Lock()
+	_, started := h.svc.startMarkedLocked(m.rt, m.p)
+	m.rt.mu.Unlock()
+	assert.False(t, started, "the superseded retry does not start")
+	f.until(func(n note) bool { return isTurnDone(n) && n.StopReason == "end_turn" })
+	got, err := mockagent.ReceivedPrompts(h.stateDir)
+	require.NoError(t, err)
+	var texts []string
+	for _, r := range got {
+		texts = append(texts, r.Text)
+	}
+	assert.Equal(t, []string{"/overloaded:1 old prompt", "the newer prompt"}, texts, "the old prompt was not sent again")
+}

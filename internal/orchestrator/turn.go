@@ -65,8 +65,7 @@ type turn struct {
 
 func (s *Service) newTurn(rt *sessionRT, prompt string) *turn {
 	ctx, cancel := context.WithCancel(s.ctx)
-	return &turn{id: uuid.NewString(), gen: rt.sess.Generation, prompt: prompt, ctx: ctx, cancel: cancel,
-		tools: make(map[string]store.Message)}
+	return &turn{id: uuid.NewString(), gen: rt.sess.Generation, prompt: prompt, ctx: ctx, cancel: cancel}
 }
 
 // Prompt sends a user prompt to the session.
@@ -375,6 +374,9 @@ func (s *Service) onAgentEvent(rt *sessionRT, ev lifecycle.Event) {
 		if !known {
 			if s.addMessageLocked(rt, m) == nil {
 				m.Seq = rt.sess.LastSeq
+				if t.tools == nil {
+					t.tools = make(map[string]store.Message) // most attempts of a burst never call a tool
+				}
 				t.tools[ev.ToolCallID] = m
 			}
 			return
