@@ -12,7 +12,7 @@ import (
 	"github.com/orchestratord/orchestratord/internal/store"
 )
 
-// requireSameAsEncodingJSON: the hand-written task.updated payload is
+// requireSameAsEncodingJSON: the task.updated payload (go-json) is
 // encoding/json's, bytes and errors.
 func requireSameAsEncodingJSON(t *testing.T, v TaskView) {
 	t.Helper()
@@ -27,9 +27,9 @@ func requireSameAsEncodingJSON(t *testing.T, v TaskView) {
 }
 
 // fillEvery sets every exported field reachable from v (structs, pointers,
-// slices of one) to a value that is not its zero, so that a field added
-// to TaskView, store.Task or store.Session and missing from
-// taskview_json.go makes the payloads differ.
+// slices of one) to a value that is not its zero, so that every field of
+// TaskView, store.Task and store.Session, and any added later, is checked
+// written as encoding/json writes it (tags, omitempty, embedding).
 func fillEvery(v reflect.Value, n int) {
 	switch v.Kind() {
 	case reflect.Struct:
@@ -118,7 +118,7 @@ func tmpViewFor(title string) TaskView {
 func BenchmarkTaskUpdatedPayload(b *testing.B) {
 	v := tmpViewFor("fix the failing test in internal/store")
 	v.Sessions[0].AgentSessionID, v.Model, v.Sessions[0].Model = "a1b2c3d4-7d4a-4f0e-9d7e-2b9d8f0c1a11", "claude-sonnet-4-5", "claude-sonnet-4-5"
-	b.Run("hand", func(b *testing.B) {
+	b.Run("go-json", func(b *testing.B) {
 		for b.Loop() {
 			_, _ = encodeTaskUpdated(&v)
 		}
