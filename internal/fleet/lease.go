@@ -133,11 +133,14 @@ func (l *Leases) TakeExpired(ctx context.Context, kind, holder string, ttl time.
 // TakeExpiredShare is TakeExpired of holder's share of the expired leases,
 // so that the live daemons of the fleet split a dead one's work between
 // them instead of the first to look taking it all. Each lease's key hashes
-// to one live member (fleet_members), members weighted by their room
-// (max_agents - load, at least 1); the holders of expired leases are not
-// live. A lease still expired grace after its expiry is anyone's (its
-// taker died too, or the members disagreed for a moment), as is every
-// lease when holder is not a live member itself.
+// to one live member, members weighted by their room (max_agents - load,
+// at least 1). Liveness is the heartbeat lease in fleet_members and
+// nothing else: a live daemon that let one of its own leases run out (a
+// renewal lost to a database hiccup) is still live and still takes only
+// its share, and a dead one whose heartbeat has not run out yet keeps its
+// share for a moment. A lease still expired grace after its expiry is
+// anyone's (its taker died too, or the members disagreed for a moment), as
+// is every lease when holder is not a live member itself.
 func (l *Leases) TakeExpiredShare(ctx context.Context, kind, holder string, ttl, grace time.Duration, limit int) ([]Lease, error) {
 	if grace <= 0 {
 		return nil, fmt.Errorf("fleet: take grace must be positive, got %v", grace)
@@ -147,11 +150,9 @@ func (l *Leases) TakeExpiredShare(ctx context.Context, kind, holder string, ttl,
 
 // shareSQL selects the expired leases of $1 that are $2's to take: every
 // one when $5 (grace, µs) is 0.
-const shareSQL = `WITH dead AS (
-		SELECT DISTINCT holder FROM fleet_leases WHERE kind = $1 AND expires_at <= now() AND holder <> ''),
-	live AS (
+const shareSQL = `WITH live AS (
 		SELECT id, greatest(max_agents - load, 1)::bigint AS w FROM fleet_members
-		WHERE NOT stopped AND expires_at > now() AND id NOT IN (SELECT holder FROM dead)),
+		WHERE NOT stopped AND expires_at > now()),
 	me AS (
 		SELECT coalesce(sum(w), 0) AS total, coalesce(sum(w) FILTER (WHERE id < $2), 0) AS lo,
 			coalesce(sum(w) FILTER (WHERE id = $2), 0) AS w FROM live),
