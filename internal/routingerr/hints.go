@@ -40,7 +40,10 @@ var (
 	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
 	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
 		newKW("anthropic-ratelimit-input-tokens-reset"), newKW("anthropic-ratelimit-output-tokens-reset")}
-	kwResetEpoch = []*kw{newKW("limit reached|"), newKW(`"resets_at"`), newKW("anthropic-ratelimit-unified-reset")}
+	// Code Assist's ErrorInfo metadata "quotaResetTimeStamp" is the
+	// instant itself; it outranks the message's "Resets in 160h20m10s",
+	// which was true when the server wrote it.
+	kwResetEpoch = []*kw{newKW("limit reached|"), newKW(`"resets_at"`), newKW("anthropic-ratelimit-unified-reset"), newKW(`"quotaresettimestamp"`)}
 	kwResetClock = []*kw{newKW("resets "), newKW("reset at ")}
 	// "resets at 2026-05-15T15:00:00Z" (MiniMax 2056): an instant.
 	kwResetsAt = newKW("resets at ")

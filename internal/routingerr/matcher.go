@@ -14,7 +14,7 @@ import "fmt"
 // outFlag when keywords end at its target.
 
 const (
-	maxTracked  = 32 // keywords whose last position the scan records
+	maxTracked  = 40 // keywords whose last position the scan records
 	maxKeywords = 14 * 64
 	denseDepth  = 8 // states up to this depth get dense rows
 	outFlag     = 1 << 15
@@ -311,7 +311,7 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 			for _, id := range m.outs[m.outAt[s]:m.outAt[s+1]] {
 				found.set(id)
 				if id < nt {
-					if _, ok := statusAt(text, i+1); ok && (int(id) < firstBracketMarker || bracketStatusOK(statusMarkers[id], text, i+1)) {
+					if _, ok := markerStatusAt(statusMarkers[id], text, i+1); ok && (int(id) < firstBracketMarker || bracketStatusOK(statusMarkers[id], text, i+1)) {
 						last[id] = int32(i + 1)
 					}
 				}

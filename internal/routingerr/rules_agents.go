@@ -341,6 +341,27 @@ var sharedRules = []rule{
 		evidence: func(ev *Evidence) bool { return ev.HasRPCError && (ev.RPCCode == -32600 || ev.RPCCode == -32602) }},
 	{id: "jsonrpc.method_not_found.v1", band: bandGeneric, code: "config", class: ClassUserAction, conf: 0.6,
 		evidence: func(ev *Evidence) bool { return ev.HasRPCError && (ev.RPCCode == -32601 || ev.RPCCode == -32002) }},
+	// The same code written into text by a client or wrapper that logged
+	// the JSON-RPC error ("{\"code\":-32601,\"message\":\"Method not
+	// found\"}", "(ACP -32601)"; catalogue jsonrpc-acp-method-text): the
+	// agent does not offer the method it was asked for, whatever the words
+	// around it. Bounded, so -326010 or a port is no code.
+	{id: "jsonrpc.method_not_found_text.v1", band: bandGeneric, code: "config", class: ClassUserAction, conf: 0.6,
+		gate: []string{"-32601"},
+		match: func(s *scan) int {
+			for off := 0; ; {
+				i := strings.Index(s.low[off:], "-32601")
+				if i < 0 {
+					return -1
+				}
+				i += off
+				end := i + len("-32601")
+				if (i == 0 || !isDigit(s.low[i-1])) && (end == len(s.low) || !isDigit(s.low[end])) {
+					return i
+				}
+				off = end
+			}
+		}},
 	// ACP auth_required (-32000) when the message is about signing in.
 	{id: "acp.auth_required_code.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
 		gate: []string{"auth", "subscription", "login", "sign in", "credential", "api key"},

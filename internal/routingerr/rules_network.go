@@ -64,6 +64,71 @@ var networkRules = []rule{
 		any: []string{"apitimeouterror", "connecterror", "connecttimeout", "readtimeout", "connectionreseterror",
 			"connection aborted", "max retries exceeded with url", "temporary failure in name resolution",
 			"name or service not known", "read timed out", "connection timed out", "operation timed out"}},
+	// A connection that could not be made, by the exception class or the
+	// resolver's and socket layer's own message, in the other languages
+	// agents, SDKs and wrappers are written in (catalogue transport.jsonl,
+	// java-*, okhttp-*, dotnet-*, python-*, rust-*, dart-*, node-*): the
+	// class names the failure whatever message follows, and nothing was
+	// sent. Tried after the rules above, which keep their rows.
+	{id: "net.exception_class.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		gate: append([]string{"failed to connect to "}, netExceptionWords...),
+		match: func(s *scan) int {
+			for _, w := range netExceptionWords {
+				if i := s.index(w, false); i >= 0 {
+					return i
+				}
+			}
+			return okhttpFailedConnect(s.low)
+		}},
+}
+
+// okhttpFailedConnect finds okhttp's ConnectException message, "Failed to
+// connect to api.openai.com/104.18.6.192:443" (RealConnection: host, '/',
+// address, port), not a sentence such as "Failed to connect to MCP server".
+func okhttpFailedConnect(low string) int {
+	const w = "failed to connect to "
+	for off := 0; ; {
+		i := strings.Index(low[off:], w)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		j := i + len(w)
+		k := j
+		for k < len(low) && k < j+200 && low[k] != ' ' && low[k] != '\n' {
+			k++
+		}
+		if tok := low[j:k]; strings.Contains(tok, "/") && strings.LastIndexByte(tok, ':') > strings.IndexByte(tok, '/') {
+			return i
+		}
+		off = j
+	}
+}
+
+// netExceptionWords: connection failures by class or OS message.
+var netExceptionWords = []string{
+	// Java, Kotlin, Android, okhttp, the JDK HttpClient, ktor, Netty.
+	"unknownhostexception", "java.net.connectexception", "sockettimeoutexception", "noroutetohostexception",
+	"httpconnecttimeoutexception", "httptimeoutexception", "unresolvedaddressexception", "connecttimeoutexception",
+	// .NET (HttpRequestException's inner SocketException messages are the
+	// Winsock texts: WSAECONNREFUSED, WSAETIMEDOUT, WSANO_DATA) and
+	// HttpClient.Timeout.
+	"actively refused it", "did not properly respond after a period of time", "no data of the requested type",
+	"httpclient.timeout", "no such host is known",
+	// Python: the resolver (socket.gaierror on macOS and Windows),
+	// urllib3, aiohttp, the OpenAI and Anthropic SDKs' APIConnectionError.
+	"nodename nor servname provided", "getaddrinfo failed", "gaierror", "failed to establish a new connection",
+	"nameresolutionerror", "failed to resolve '", "cannot connect to host", "clientconnectorerror", "apiconnectionerror",
+	// The socket layer, in any language: EHOSTUNREACH's text.
+	"no route to host",
+	// Rust: hyper's connector ("dns error", getaddrinfo's "failed to lookup
+	// address information", "tcp connect error").
+	"dns error", "failed to lookup address information", "tcp connect error", "error trying to connect",
+	// Dart: dart:io's HandshakeException, dart:async's TimeoutException.
+	"handshakeexception", "timeoutexception after",
+	// Node: the request library's ESOCKETTIMEDOUT, undici's timeout
+	// errors by name.
+	"esockettimedout", "headers timeout error", "body timeout error", "headerstimeouterror", "bodytimeouterror",
 }
 
 var nodeErrnos = []string{"econnreset", "etimedout", "econnrefused", "eai_again", "enotfound",
@@ -88,7 +153,17 @@ var transportLostRules = []rule{
 			"serverdisconnectederror", "server disconnected", "unexpected eof", "transport connection broken",
 			// undici's SocketError, whatever its message ("SocketError: closed",
 			// "SocketError: other side closed"; lib/dispatcher/client-h1.js).
-			"socketerror: "}},
+			"socketerror: ",
+			// A response cut short in other languages (catalogue
+			// okhttp-unexpected-end-of-stream, okhttp-stream-reset,
+			// dotnet-response-ended, dotnet-forcibly-closed,
+			// python-ssl-eof, hyper-incomplete-message,
+			// dart-connection-closed-header): okhttp, .NET's
+			// HttpIOException and WSAECONNRESET text, Python's ssl EOF,
+			// hyper's IncompleteMessage, Dart's http ClientException.
+			"unexpected end of stream on", "streamresetexception", "the response ended prematurely",
+			"forcibly closed by the remote host", "eof occurred in violation of protocol", "incompletemessage",
+			"connection closed before full header was received", "connection closed while receiving data"}},
 	// A dropped connection in an error's own words ("Connection closed.",
 	// "Network error"), not in prose.
 	{id: "net.connection_closed_text.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.7,

@@ -524,8 +524,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the connection was fine")},
 	},
 	"http.rate_limited.429.v1": {
-		pos: []Evidence{txt("exceeded retry limit, last status: 429 Too Many Requests, request id: x"), status(429, "calm")},
-		neg: []Evidence{txt("processed 4291 requests"), txt("HTTP 429 is what we return")},
+		pos: []Evidence{txt("exceeded retry limit, last status: 429 Too Many Requests, request id: x"), status(429, "calm"),
+			txt("WARN llm request failed statusCode=429"), txt("https response error StatusCode: 429, RequestID: 1"),
+			txt("ERROR codex_api: error=http 429 Too Many Requests"), txt("Error code:429 {error:{ message: 'busy'}}")},
+		neg: []Evidence{txt("processed 4291 requests"), txt("HTTP 429 is what we return"), txt("the handler returns status 429 when the bucket is empty"),
+			txt("status of 429 requests"), txt("see http://localhost:429/"), txt("code=4291")},
 	},
 	"http.auth.401.v1": {
 		pos: []Evidence{status(401, "unauthorized"), txt("unexpected status 401 Unauthorized")},
@@ -740,6 +743,17 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"xai.team_rate_limit.v1": {
 		pos: []Evidence{txt(`Error: 429 "Too many requests for team 0000 and model grok-4. Your team's rate limit is — Requests per Minute (actual/limit): 61/60."`)},
 		neg: []Evidence{txt("the team has too many tokens to count")},
+	},
+	"net.exception_class.v1": {
+		pos: []Evidence{txt("java.net.UnknownHostException: api.openai.com"),
+			txt("java.net.ConnectException: Failed to connect to api.openai.com/104.18.6.192:443"),
+			txt("System.Net.Http.HttpRequestException: No connection could be made because the target machine actively refused it. (localhost:11434)")},
+		neg: []Evidence{txt("Failed to connect to MCP server 'github'"), txt("Failed to connect to the database: check DATABASE_URL"),
+			txt("the resolver answered for api.openai.com")},
+	},
+	"jsonrpc.method_not_found_text.v1": {
+		pos: []Evidence{txt(`Agent rejected session/set_config_option for "timeout"="120": "Method not found": session/set_config_option (ACP -32601)`)},
+		neg: []Evidence{txt("listening on port 326010"), txt("error -326011 in module"), txt("Method not found")},
 	},
 	"openrouter.mid_stream.v1": {
 		pos: []Evidence{txt(`OpenRouter Mid-Stream Error: {"message":"Upstream error","code":502}`)},

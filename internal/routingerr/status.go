@@ -7,12 +7,30 @@ import "strings"
 // 529 or 402, so a status is exactly three digits right after one of these.
 var statusMarkers = []string{
 	"api error: ", "api error (", "http/1.1 ", "http/1.0 ", "http/2 ", "http/2.0 ",
-	"status: ", "status code: ", "status code ", "unexpected status ", "status=",
-	`"code":`, `"status":`, `"status_code":`, `"statuscode":`, `"api_error_status":`,
-	"request rejected (", "error code: ", "error: http ", "api error (status ",
-	"status code of ", "status_code=", ": http ",
-	// Cloudflare's error pages: "<span class=\"code-label\">Error code 524</span>".
-	"error code ",
+	"unexpected status ", `"code":`, `"api_error_status":`,
+	"request rejected (", "api error (status ", "status code of ",
+	// A status field in any notation (see markerStatusAt, which skips the
+	// separator): "status: 429", "status=429", `"status": 429`,
+	// "Status(429)", "(HTTP Status: 429)", "status code: 429", "status_code=429",
+	// `"status_code":429`, "statusCode=429" (logfmt), "StatusCode: 429"
+	// (aws-sdk-go-v2's "https response error StatusCode: 429"), "Error
+	// code: 429" and "Error code:429" (the Python SDKs), "error code 524"
+	// (Cloudflare's pages), ": HTTP 429", "error=http 401", "(HTTP 429)".
+	// After a word, a blank alone is no separator ("returns status 500
+	// when…" is prose) except in blankSeparated.
+	"status", "status code", "status_code", "statuscode", "error code", ": http", "=http", "(http",
+	// okhttp's Response{…, code=429, …}; Python reprs ({'code': 429}).
+	"code=", "'code':",
+	// Python: httpx's raise_for_status ("Client error '429 Too Many
+	// Requests' for url …"), requests' HTTPError ("HTTPError: 429 Client
+	// Error: …"), aiohttp's "ClientResponseError: 429, message=…",
+	// google-genai's "ClientError: 429 RESOURCE_EXHAUSTED. {…}".
+	"error '", "httperror: ", "clientresponseerror: ", "clienterror: ", "servererror: ",
+	// .NET's EnsureSuccessStatusCode ("Response status code does not
+	// indicate success: 429 (Too Many Requests)."), got's "Response code
+	// 429 (Too Many Requests)", reqwest's "HTTP status client error (429
+	// Too Many Requests) for url (…)".
+	"indicate success: ", "response code ", "client error (", "server error (",
 	// GitHub Copilot Chat's failure reasons: "Reason: Server error: 503",
 	// "Reason: Request Failed: 408 {…}".
 	"server error: ", "request failed: ",
@@ -22,6 +40,36 @@ var statusMarkers = []string{
 	// wrappers' "<Provider> Error [503]: <body>". See bracketStatusOK.
 	"error [", ": [",
 }
+
+// markerStatusAt parses the status after marker m, which ends at s[i]:
+// after the separator notations put between a field and its value (blanks,
+// quotes, '=', ':', '(', '#'), at most eight bytes of them, so "status:
+// 429" and "statusCode=429" read alike and "status of 429" or
+// "http://h:443" do not. After a marker that ends in a letter a blank alone
+// is no separator, unless blankSeparated says the words are a field name.
+func markerStatusAt(m, s string, i int) (int, bool) {
+	sep := false
+	for j := 0; i < len(s) && j < 8; j++ {
+		switch s[i] {
+		case ' ', '\t':
+			i++
+			continue
+		case '"', '\'', '\\', '=', ':', '(', '#':
+			sep = true
+			i++
+			continue
+		}
+		break
+	}
+	if !sep && isLetter(m[len(m)-1]) && !blankSeparated[m] {
+		return 0, false
+	}
+	return statusAt(s, i)
+}
+
+// blankSeparated are the markers whose words already say a status follows:
+// "status code 429", "error code 524", "response code 429", "(http 429)".
+var blankSeparated = map[string]bool{"status code": true, "error code": true, "(http": true, ": http": true, "=http": true}
 
 // bracketStatusOK: a status after a bracket marker (the last two of
 // statusMarkers) closes the bracket or goes on with its status text, so a
@@ -87,7 +135,7 @@ func textStatus(s *scan) (int, int) {
 		if end == 0 || end <= bestEnd {
 			continue
 		}
-		if st, ok := statusAt(s.raw, end); ok && (id < firstBracketMarker || bracketStatusOK(statusMarkers[id], s.raw, end)) {
+		if st, ok := markerStatusAt(statusMarkers[id], s.raw, end); ok && (id < firstBracketMarker || bracketStatusOK(statusMarkers[id], s.raw, end)) {
 			best, bestEnd = st, end
 		}
 	}
