@@ -27,6 +27,7 @@ package orchestrator
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"time"
 
@@ -94,27 +95,10 @@ func (s *Service) queueDue(its ...dueItem) {
 		due := q.due
 		q.due = nil
 		q.mu.Unlock()
-		var late *lateStarts
-		if len(due) > 1 {
-			late = &lateStarts{of: len(due)}
-		}
 		// All of them are told they start before any of them is started:
 		// building ten thousand turns first would have the last ones hear
 		// of theirs tens of milliseconds after their retry_at.
-		marked := make([]dueMark, 0, len(due))
-		for _, it := range due {
-			it.late = late
-			if rt := s.loaded(it.sid); rt != nil {
-				rt.mu.Lock()
-				if p, ok := s.markDueLocked(rt, it); ok {
-					marked = append(marked, dueMark{rt: rt, p: p})
-				}
-				rt.mu.Unlock()
-			}
-		}
-		if late != nil {
-			late.log(s.log)
-		}
+		marked := s.markDue(due)
 		started := make([]dueStart, 0, len(marked))
 		for _, m := range marked {
 			m.rt.mu.Lock()
@@ -148,6 +132,57 @@ func (s *Service) queueDue(its ...dueItem) {
 		q.mu.Unlock()
 		s.claimRound(round)
 	}
+}
+
+// markParallelFrom: this many due together are marked by one goroutine
+// per core, each its share; fewer by the starter alone.
+const markParallelFrom = 512
+
+// markDue marks the retries of due that go (markDueLocked), spread over
+// the cores when there are many, and logs their lateness once.
+func (s *Service) markDue(due []dueItem) []dueMark {
+	var late *lateStarts
+	if len(due) > 1 {
+		late = &lateStarts{of: len(due)}
+	}
+	mark := func(due []dueItem, late *lateStarts) []dueMark {
+		marked := make([]dueMark, 0, len(due))
+		for _, it := range due {
+			it.late = late
+			if rt := s.loaded(it.sid); rt != nil {
+				rt.mu.Lock()
+				if p, ok := s.markDueLocked(rt, it); ok {
+					marked = append(marked, dueMark{rt: rt, p: p})
+				}
+				rt.mu.Unlock()
+			}
+		}
+		return marked
+	}
+	k := runtime.GOMAXPROCS(0)
+	if len(due) < markParallelFrom || k < 2 {
+		marked := mark(due, late)
+		if late != nil {
+			late.log(s.log)
+		}
+		return marked
+	}
+	parts := make([][]dueMark, k)
+	lates := make([]lateStarts, k)
+	var wg sync.WaitGroup // waited here: the goroutines end with this call
+	for i := range k {
+		share := due[len(due)*i/k : len(due)*(i+1)/k]
+		wg.Go(func() { parts[i] = mark(share, &lates[i]) })
+	}
+	wg.Wait()
+	var marked []dueMark
+	for i := range k {
+		marked = append(marked, parts[i]...)
+		late.n += lates[i].n
+		late.wokeLate, late.wait = max(late.wokeLate, lates[i].wokeLate), max(late.wait, lates[i].wait)
+	}
+	late.log(s.log)
+	return marked
 }
 
 // startDueLocked starts a due retry that may go: its turn, published as

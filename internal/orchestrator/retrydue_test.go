@@ -1,11 +1,17 @@
 package orchestrator
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/coder/quartz"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/orchestratord/orchestratord/internal/lifecycle"
+	"github.com/orchestratord/orchestratord/internal/store"
 )
 
 // A session queued twice (its own timer and a release, say) is started
@@ -58,4 +64,48 @@ func TestDueRoundTakesASessionQueuedTwiceOnce(t *testing.T) {
 	assert.Equal(t, 2, started, "the first attempt and one retry")
 	_, pending := h.pending(sid)
 	assert.False(t, pending)
+}
+
+// Many retries due together are marked by one goroutine per core: each
+// session exactly once (one queued twice too), each told STARTING once.
+func TestManyDueTogetherAreEachMarkedOnce(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(t.Context(), dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	svc, err := New(Config{Store: db, Agents: noAgents{}, DataDir: dir, Clock: quartz.NewMock(t),
+		Profiles: map[string]lifecycle.Profile{"mock": {Name: "mock", Command: "true"}}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = svc.Close() })
+	feed := svc.SubscribeTasks(4096)
+	defer feed.Close()
+	const n = 3 * markParallelFrom
+	var due []dueItem
+	for i := range n {
+		id := fmt.Sprintf("s-%04d", i)
+		rt := &sessionRT{task: store.Task{ID: "t-" + id, Agent: "mock"}, sess: store.Session{ID: id, TaskID: "t-" + id, Generation: 1}}
+		rt.retry = &parkedRetry{rec: store.PendingRetry{SessionID: id, TaskID: rt.task.ID, Generation: 1, Attempt: 1, MaxAttempts: 3}}
+		svc.sessions[id] = rt
+		due = append(due, dueItem{sid: id, p: rt.retry})
+	}
+	due = append(due, due[7]) // queued twice
+	marked := svc.markDue(due)
+	require.Len(t, marked, n)
+	seen := map[string]bool{}
+	for _, m := range marked {
+		assert.False(t, seen[m.rt.sess.ID], "marked once")
+		seen[m.rt.sess.ID] = true
+		assert.True(t, m.p.dispatching)
+	}
+	starting := map[string]int{}
+	for len(feed.C()) > 0 {
+		var x struct{ Task TaskView }
+		note := <-feed.C()
+		require.NoError(t, json.Unmarshal(note.Payload, &x))
+		starting[x.Task.Sessions[0].ID]++
+	}
+	assert.Len(t, starting, n)
+	for id, c := range starting {
+		assert.Equal(t, 1, c, id)
+	}
 }
