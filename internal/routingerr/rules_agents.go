@@ -106,6 +106,8 @@ var quotaWords = []string{"exceeded your current quota", "resource_exhausted", "
 	"quota exceeded", "quota_exhausted", "exhausted your capacity", "quota metric"}
 
 var (
+	// Moonshot's "request reached organization TPD rate limit" and Groq's
+	// "on tokens per day (TPD)", "(RPD)": a day's tokens or requests.
 	perDayWords    = []string{"perday", "per_day", "per day", "daily", "dailyrequests"}
 	perMinuteWords = []string{"perminute", "per_minute", "per minute", "please retry in", "retrydelay",
 		"suggested retry after", "rate_limit_exceeded", "requests_per_minute"}
@@ -168,7 +170,11 @@ var quotaRules = []rule{
 	{id: "quota.daily.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		any: []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model",
 			"daily limit", "daily request limit", "daily usage limit", "daily rate limit", "per-day rate limit", "(rpd)", "(tpd)", "weekly limit", "monthly limit", "monthly quota",
-			"monthly usage limit", "hour usage quota", "individual quota reached", "to enable overages"},
+			"monthly usage limit", "hour usage quota", "individual quota reached", "to enable overages",
+			// Moonshot's rate_limit_reached_error for the day's tokens or
+			// requests: "request reached organization TPD rate limit,
+			// current:…, limit:…" (catalogue moonshot-429-tpd).
+			"tpd rate limit", "rpd rate limit"},
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},

@@ -177,7 +177,7 @@ var familyRules = []rule{
 	// still retrying. The last notice counts; lines indented under it are
 	// its detail, a later error at its own depth ends it.
 	{id: "generic.retry_notice.v2", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.75,
-		gate:  []string{"retrying", "attempt "},
+		gate:  []string{"retrying", "attempt ", "backing off "},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			i, _ := lastRetryNotice(s.low)
@@ -333,6 +333,21 @@ func lastRetryNotice(low string) (int, time.Duration) {
 		if attemptCounter(after) {
 			best = i
 			break
+		}
+		// urllib3's Retry: "Retrying (Retry(total=2, connect=None, …)) after
+		// connection broken by 'NewConnectionError(…)': /v1/chat/completions"
+		// (urllib3 connectionpool.urlopen): retries are left.
+		if strings.HasPrefix(after, "retrying (retry(total=") {
+			best = i
+			break
+		}
+	}
+	// Python's backoff library: "Backing off chat(...) for 0.8s
+	// (openai.RateLimitError: …)" (backoff _common._log_backoff): it sleeps,
+	// then calls again.
+	if j := strings.LastIndex(low, "backing off "); j > best {
+		if d, ok := delayAfter(lineWindow(low, j, 0, 200), ") for "); ok {
+			best, delay = j, d
 		}
 	}
 	for end, n := len(low), 0; n < maxNotices; n++ {

@@ -23,6 +23,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("stopped retrying in 5 minutes as it kept failing"),
 			txt("Error: All providers failed. Attempts:\ngemini attempt 1/3: Gemini API error (400 Bad Request): API key not valid."),
 			txt("Overloaded · Retrying in 24s · attempt 10/10\n   API Error: 529 Overloaded."),
+			txt("We are backing off the rollout for now"), txt("Backing off chat(...) for good"),
 		},
 	},
 	"generic.context_family.v1": {

@@ -31,6 +31,12 @@ var statusMarkers = []string{
 	// 429 (Too Many Requests)", reqwest's "HTTP status client error (429
 	// Too Many Requests) for url (…)".
 	"indicate success: ", "response code ", "client error (", "server error (",
+	// A wrapper's summary of its retries, whose final error opens with its
+	// status: the Vercel AI SDK's RetryError ("Failed after 3 attempts. Last
+	// error: 401 Unauthorized", "… with non-retryable error: '401 …'"),
+	// go-retryablehttp's "POST <url> giving up after 5 attempt(s): …",
+	// "… failed after 3 retries: 503 …".
+	"last error: ", "non-retryable error: ", "attempts: ", "attempt(s): ", "retries: ",
 	// GitHub Copilot Chat's failure reasons: "Reason: Server error: 503",
 	// "Reason: Request Failed: 408 {…}".
 	"server error: ", "request failed: ",
