@@ -102,8 +102,8 @@ func (w *relayWiring) SubscribeRemote(ctx context.Context, req orchestrator.Subs
 }
 
 // SessionPageAsOf and Watch make it the orchestrator's RemoteSessions.
-func (w *relayWiring) SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error) {
-	return w.db.SessionPageAsOf(ctx, sessionID, p, eventsAfter)
+func (w *relayWiring) SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64, eventsMaxBytes int) (store.PageAsOf, error) {
+	return w.db.SessionPageAsOf(ctx, sessionID, p, eventsAfter, eventsMaxBytes)
 }
 
 func (w *relayWiring) Watch(sessionID string, after int64, deliver func(store.Event) bool) func() {

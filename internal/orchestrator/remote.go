@@ -17,8 +17,10 @@ type RemoteSessions interface {
 	// SessionPageAsOf reads the session, the page p of its messages
 	// (p.MaxSeq < 0: up to its LastSeq) and, when eventsAfter >= 0, its
 	// events after eventsAfter, all as of one commit (the session's
-	// LastSeq).
-	SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error)
+	// LastSeq). The events stop before their payloads (each counted 64
+	// bytes more) pass eventsMaxBytes, one at least: all of them are there
+	// when the last one's seq is the session's LastSeq.
+	SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64, eventsMaxBytes int) (store.PageAsOf, error)
 	// Watch feeds deliver every event of the session after seq after, in
 	// order, whichever daemon writes them; deliver never blocks and
 	// returning false ends the watch, as stop does.
@@ -83,7 +85,7 @@ func (s *Service) SubscribeRemote(ctx context.Context, req SubscribeRequest, buf
 		}
 	}
 	if after == nil {
-		pg, err := src.SessionPageAsOf(ctx, sess.ID, store.MessagePage{MaxSeq: -1, AfterSeq: -1, MaxBytes: s.cfg.SnapshotPageBytes}, -1)
+		pg, err := src.SessionPageAsOf(ctx, sess.ID, store.MessagePage{MaxSeq: -1, AfterSeq: -1, MaxBytes: s.cfg.SnapshotPageBytes}, -1, 0)
 		if err != nil {
 			return SubscribeResult{}, nil, fmt.Errorf("read session: %w", err)
 		}

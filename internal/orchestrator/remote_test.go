@@ -26,8 +26,9 @@ type fakeRelay struct {
 
 // SessionPageAsOf reads what PostgreSQL reads in one transaction; the
 // SQLite store's session is written by this daemon alone, and the tests
-// write nothing meanwhile.
-func (r *fakeRelay) SessionPageAsOf(ctx context.Context, id string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error) {
+// write nothing meanwhile. Its events are not bounded (remotefeed_test.go
+// reads PostgreSQL's, which are).
+func (r *fakeRelay) SessionPageAsOf(ctx context.Context, id string, p store.MessagePage, eventsAfter int64, _ int) (store.PageAsOf, error) {
 	sess, err := r.db.GetSession(ctx, id)
 	if err != nil {
 		return store.PageAsOf{}, err
@@ -173,9 +174,9 @@ type scriptedRelay struct {
 	during func(eventsAfter int64) store.PageAsOf
 }
 
-func (r *scriptedRelay) SessionPageAsOf(ctx context.Context, id string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error) {
+func (r *scriptedRelay) SessionPageAsOf(ctx context.Context, id string, p store.MessagePage, eventsAfter int64, eventsMaxBytes int) (store.PageAsOf, error) {
 	if eventsAfter < 0 || r.during == nil {
-		return r.fakeRelay.SessionPageAsOf(ctx, id, p, eventsAfter)
+		return r.fakeRelay.SessionPageAsOf(ctx, id, p, eventsAfter, eventsMaxBytes)
 	}
 	return r.during(eventsAfter), nil
 }

@@ -8,7 +8,9 @@ package orchestrator
 // store together with the events up to that instant (the store's
 // PageAsOf), the relay's deliveries are held back while it is read, and
 // the feed gets the events up to the page, the page, then the rest — each
-// event once, in order.
+// event once, in order. The events a read catches up with are bounded (a
+// replay's four pages); a longer catch-up takes a few reads, and a
+// subscriber further behind than that is cut and subscribes again.
 
 import (
 	"context"
@@ -61,9 +63,17 @@ func (rf *remoteFeed) deliver(e store.Event) bool {
 	return rf.sub.deliver(n)
 }
 
+// pageReads bounds the reads of one page whose catch-up (the events the
+// relay has not delivered yet) is longer than one read's bound: each read
+// puts the events it got into the feed and the next one goes on after
+// them. A subscriber that is still behind after that many is cut, as a
+// full buffer cuts it; it subscribes again with its after_seq.
+const pageReads = 4
+
 // page puts the snapshot's page at cur into the feed, in order with the
-// events (see the file's comment).
-func (rf *remoteFeed) page(ctx context.Context, cur snapshotCursor, maxBytes int, now time.Time) error {
+// events (see the file's comment). Each read is bounded: maxBytes of
+// messages, eventBytes of events.
+func (rf *remoteFeed) page(ctx context.Context, cur snapshotCursor, maxBytes, eventBytes int, now time.Time) error {
 	rf.mu.Lock()
 	if rf.reading {
 		rf.mu.Unlock()
@@ -72,19 +82,35 @@ func (rf *remoteFeed) page(ctx context.Context, cur snapshotCursor, maxBytes int
 	rf.reading = true
 	after := rf.delivered // every event up to it was committed before the read below starts
 	rf.mu.Unlock()
-	pg, err := rf.src.SessionPageAsOf(ctx, rf.sessionID,
-		store.MessagePage{MaxSeq: cur.until, AfterSeq: cur.afterSeq, AfterID: cur.afterID, MaxBytes: maxBytes}, after)
-	rf.mu.Lock()
-	defer rf.mu.Unlock()
-	rf.reading = false
-	held := rf.held
-	rf.held = nil
-	if err == nil {
+	var err error
+	for read := 1; ; read++ {
+		var pg store.PageAsOf
+		pg, err = rf.src.SessionPageAsOf(ctx, rf.sessionID,
+			store.MessagePage{MaxSeq: cur.until, AfterSeq: cur.afterSeq, AfterID: cur.afterID, MaxBytes: maxBytes}, after, eventBytes)
+		rf.mu.Lock()
+		if err != nil {
+			break
+		}
+		live := true
 		for _, e := range pg.Events {
-			if e.Seq > rf.delivered {
-				rf.sub.deliver(Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
+			if e.Seq > rf.delivered && live {
+				live = rf.sub.deliver(Notification{Action: e.Type, Seq: e.Seq, Payload: e.Payload, At: e.At})
 				rf.delivered = e.Seq
 			}
+		}
+		if !live {
+			break // cut: the page would go nowhere
+		}
+		if rf.delivered < pg.Session.LastSeq {
+			// The read's events stopped short of what the page reflects.
+			if read == pageReads {
+				rf.sub.cut()
+				break
+			}
+			rf.dropHeldLocked()
+			after = rf.delivered
+			rf.mu.Unlock()
+			continue
 		}
 		next := ""
 		if pg.More && len(pg.Messages) > 0 {
@@ -97,7 +123,12 @@ func (rf *remoteFeed) page(ctx context.Context, cur snapshotCursor, maxBytes int
 		} else {
 			rf.sub.deliver(Notification{Action: "session.page", Payload: payload, At: now})
 		}
+		break
 	}
+	defer rf.mu.Unlock()
+	rf.reading = false
+	held := rf.held
+	rf.held = nil
 	for _, n := range held {
 		if n.Seq > rf.delivered {
 			rf.sub.deliver(n)
@@ -110,6 +141,20 @@ func (rf *remoteFeed) page(ctx context.Context, cur snapshotCursor, maxBytes int
 	return nil
 }
 
+// dropHeldLocked forgets the held deliveries that a read between two of
+// a page's reads put into the feed already, so that they do not fill the
+// room held has (a subscriber's buffer) while the page is still read.
+func (rf *remoteFeed) dropHeldLocked() {
+	kept := rf.held[:0]
+	for _, n := range rf.held {
+		if n.Seq > rf.delivered {
+			kept = append(kept, n)
+		}
+	}
+	clear(rf.held[len(kept):])
+	rf.held = kept
+}
+
 // remotePage is SnapshotPage for a subscription fed by the relay.
 func (s *Service) remotePage(ctx context.Context, req PageRequest, rf *remoteFeed) error {
 	cur, err := parseCursor(req.Cursor)
@@ -119,5 +164,7 @@ func (s *Service) remotePage(ctx context.Context, req PageRequest, rf *remoteFee
 	if req.SessionID != rf.sessionID || req.TaskID != "" && rf.taskID != "" && req.TaskID != rf.taskID {
 		return fmt.Errorf("%w: not subscribed to session %q; subscribe first", ErrConflict, req.SessionID)
 	}
-	return rf.page(ctx, cur, s.cfg.SnapshotPageBytes, s.now())
+	// The events a page catches up with are bounded as an after_seq
+	// replay's are (SubscribeSession): four pages.
+	return rf.page(ctx, cur, s.cfg.SnapshotPageBytes, 4*s.cfg.SnapshotPageBytes, s.now())
 }

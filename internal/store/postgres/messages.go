@@ -184,7 +184,7 @@ func (db *DB) ListEventsUpTo(ctx context.Context, sessionID string, afterSeq int
 		if err != nil {
 			return err
 		}
-		if size += n + 64; size > maxBytes {
+		if size += n + eventOverhead; size > maxBytes {
 			complete = false
 			return errStop
 		}

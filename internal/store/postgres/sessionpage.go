@@ -15,9 +15,19 @@ import (
 // and, when eventsAfter >= 0, its events after eventsAfter up to its last
 // seq: a page another daemon's writes cannot tear, and the events a feed
 // must deliver before it (a fleet's relayed snapshot, page by page).
-func (db *DB) SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64) (store.PageAsOf, error) {
+//
+// The events are bounded as an after_seq replay is (ListEventsUpTo): they
+// stop before their payloads (each counted 64 bytes more) pass
+// eventsMaxBytes, one at least, so that a reader far behind the session
+// neither holds nor makes the server send its whole history at once. The
+// reader has them all when the last one's seq is the session's LastSeq;
+// otherwise it reads again after the last one.
+func (db *DB) SessionPageAsOf(ctx context.Context, sessionID string, p store.MessagePage, eventsAfter int64, eventsMaxBytes int) (store.PageAsOf, error) {
 	out := store.PageAsOf{Messages: []store.Message{}, Events: []store.Event{}}
 	err := db.usable(ctx)
+	if err == nil && eventsAfter >= 0 && eventsMaxBytes <= 0 {
+		err = fmt.Errorf("%w: events need a positive byte bound, got %d", store.ErrInvalid, eventsMaxBytes)
+	}
 	if err == nil {
 		err = pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 			sess, err := scanSession(tx.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`, sessionID))
@@ -50,12 +60,20 @@ func (db *DB) SessionPageAsOf(ctx context.Context, sessionID string, p store.Mes
 			if err != nil || eventsAfter < 0 {
 				return err
 			}
+			evBytes := 0
 			return queryRows(ctx, tx, func(r pgx.Rows) error {
-				e, _, err := scanEvent(r)
+				e, n, err := scanEvent(r)
+				if err != nil {
+					return err
+				}
+				if evBytes += n + eventOverhead; evBytes > eventsMaxBytes && len(out.Events) > 0 {
+					return errStop
+				}
 				out.Events = append(out.Events, e)
-				return err
-			}, `SELECT session_id, seq, type, payload, at FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
-				sessionID, eventsAfter, sess.LastSeq)
+				return nil
+			}, `SELECT session_id, seq, type, payload, at FROM events WHERE session_id = $1 AND seq > $2 AND seq <= $3
+				ORDER BY seq LIMIT $4`,
+				sessionID, eventsAfter, sess.LastSeq, eventsMaxBytes/eventOverhead+1)
 		})
 		err = db.fail(ctx, err)
 	}
@@ -64,3 +82,9 @@ func (db *DB) SessionPageAsOf(ctx context.Context, sessionID string, p store.Mes
 	}
 	return out, nil
 }
+
+// eventOverhead is what an event counts beyond its payload against a byte
+// bound. As every event counts at least this much, a bound of b bytes
+// holds at most b/eventOverhead+1 events: the LIMIT that keeps the server
+// from sending the rest.
+const eventOverhead = 64
