@@ -755,6 +755,22 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`Agent rejected session/set_config_option for "timeout"="120": "Method not found": session/set_config_option (ACP -32601)`)},
 		neg: []Evidence{txt("listening on port 326010"), txt("error -326011 in module"), txt("Method not found")},
 	},
+	"dashscope.billing.v1": {
+		pos: []Evidence{txt(`{"code":"PrepaidBillOverdue","message":"The prepaid bill is overdue.","request_id":"x"}`)},
+		neg: []Evidence{txt(`{"code":"PrepaidBillOverdueWarning"}`), txt("the prepaid bill is overdue next week")},
+	},
+	"dashscope.invalid_api_key.v1": {
+		pos: []Evidence{txt(`{"code":"InvalidApiKey","message":"Invalid API-key provided.","request_id":"x"}`)},
+		neg: []Evidence{txt(`{"code":"InvalidApiKeyFormat"}`)},
+	},
+	"dashscope.throttling.v1": {
+		pos: []Evidence{txt(`{"code":"Throttling","message":"Requests throttling triggered.","request_id":"x"}`)},
+		neg: []Evidence{txt(`{"code":"ThrottlingConfig"}`), txt("throttling is configured per key")},
+	},
+	"zhipu.account.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"1112","message":"当前账号已被锁定，请联系平台客服"}}`)},
+		neg: []Evidence{txt(`{"error":{"code":"11120"}}`), txt("processed 1112 rows")},
+	},
 	"openrouter.mid_stream.v1": {
 		pos: []Evidence{txt(`OpenRouter Mid-Stream Error: {"message":"Upstream error","code":502}`)},
 		neg: []Evidence{txt("mid-stream errors are retried")},

@@ -21,6 +21,11 @@ var zhipuRules = []rule{
 	// Please recharge."; 1309 the GLM Coding Plan expired.
 	{id: "zhipu.billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
 		any: zhipuCode("1113", "1309")},
+	// 1110 the account is inactive, 1111 it does not exist, 1112 it is
+	// locked ("当前账号已被锁定"), 1120 it cannot be accessed: support, not a
+	// retry, must act.
+	{id: "zhipu.account.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
+		any: zhipuCode("1110", "1111", "1112", "1120")},
 	// 1302 too many concurrent requests, 1303 too frequent; the account's
 	// rate, cleared by waiting.
 	{id: "zhipu.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,

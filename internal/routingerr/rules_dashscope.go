@@ -1,0 +1,41 @@
+package routingerr
+
+import "strings"
+
+// Alibaba Model Studio (DashScope, Bailian) error codes
+// (help.aliyun.com/zh/model-studio/error-code): the body's "code" (and, in
+// the OpenAI-compatible mode, "type") names the failure, in any wrapper:
+// {"code":"Arrearage","message":"Access denied, please make sure your
+// account is in good standing."}, a Python repr {'code': 'Arrearage', …}.
+// The HTTP status around them (400 for an overdue bill, 429 for every
+// throttle) says less than the code.
+
+// dashscopeCode lists the forms a code appears in.
+func dashscopeCode(codes ...string) []string {
+	var out []string
+	for _, c := range codes {
+		c = strings.ToLower(c)
+		out = append(out, `"code":"`+c+`"`, `"code": "`+c+`"`, `'code': '`+c+`'`, `"type":"`+c+`"`, `"type": "`+c+`"`)
+	}
+	return out
+}
+
+var dashscopeRules = []rule{
+	// The account cannot pay: an overdue bill (Arrearage,
+	// PrepaidBillOverdue, PostpaidBillOverdue), a model not bought
+	// (CommodityNotPurchased), a free tier used up with "use free tier
+	// only" set (AllocationQuota.FreeTierOnly). Catalogue alibaba.jsonl
+	// dashscope-*-billing.
+	{id: "dashscope.billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
+		any: dashscopeCode("Arrearage", "PrepaidBillOverdue", "PostpaidBillOverdue", "CommodityNotPurchased",
+			"AllocationQuota.FreeTierOnly")},
+	// InvalidApiKey: "Invalid API-key provided." (401).
+	{id: "dashscope.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: dashscopeCode("InvalidApiKey")},
+	// The throttles, all 429 and all cleared by waiting: Throttling
+	// ("Requests throttling triggered."), Throttling.RateQuota (the RPM),
+	// Throttling.BurstRate (a ramp too steep), Throttling.AllocationQuota
+	// (the TPM allocation).
+	{id: "dashscope.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		any: dashscopeCode("Throttling", "Throttling.RateQuota", "Throttling.BurstRate", "Throttling.AllocationQuota")},
+}
