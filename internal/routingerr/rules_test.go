@@ -528,7 +528,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("WARN llm request failed statusCode=429"), txt("https response error StatusCode: 429, RequestID: 1"),
 			txt("ERROR codex_api: error=http 429 Too Many Requests"), txt("Error code:429 {error:{ message: 'busy'}}")},
 		neg: []Evidence{txt("processed 4291 requests"), txt("HTTP 429 is what we return"), txt("the handler returns status 429 when the bucket is empty"),
-			txt("status of 429 requests"), txt("see http://localhost:429/"), txt("code=4291")},
+			txt("status of 429 requests"), txt("see http://localhost:429/"), txt("code=4291"),
+			txt("the handler returned 429 when the bucket was empty"), txt("it responded with 429 requests queued")},
 	},
 	"http.auth.401.v1": {
 		pos: []Evidence{status(401, "unauthorized"), txt("unexpected status 401 Unauthorized")},

@@ -8,7 +8,7 @@ import "strings"
 var statusMarkers = []string{
 	"api error: ", "api error (", "http/1.1 ", "http/1.0 ", "http/2 ", "http/2.0 ",
 	"unexpected status ", `"code":`, `"api_error_status":`,
-	"request rejected (", "api error (status ", "status code of ",
+	"request rejected (", "status code of ",
 	// A status field in any notation (see markerStatusAt, which skips the
 	// separator): "status: 429", "status=429", `"status": 429`,
 	// "Status(429)", "(HTTP Status: 429)", "status code: 429", "status_code=429",
@@ -19,6 +19,15 @@ var statusMarkers = []string{
 	// After a word, a blank alone is no separator ("returns status 500
 	// when…" is prose) except in blankSeparated.
 	"status", "status code", "status_code", "statuscode", "error code", ": http", "=http", "(http",
+	// Python's urllib ("HTTP Error 503: Service Unavailable"), "[HTTP 503]",
+	// "(status 503)", "HTTP code 503".
+	"http error ", "[http", "(status", "http code",
+	// A wrapper's report of what came back: "Provider x returned 400:
+	// Provider returned 400: 400 | Upstream: {…}" (claude-code-hub),
+	// "upstream returned 503", "responded with 529". Prose says the same
+	// ("the handler returned 503 when …"), so here the status must end the
+	// clause (see statusEndsClause).
+	"returned ", "returned status ", "returned http ", "responded with ",
 	// okhttp's Response{…, code=429, …}; Python reprs ({'code': 429}).
 	"code=", "'code':",
 	// Python: httpx's raise_for_status ("Client error '429 Too Many
@@ -43,8 +52,38 @@ var statusMarkers = []string{
 	// A status in square brackets: @google/generative-ai's fetch error
 	// ("Error fetching from <url>: [503 Service Unavailable] The model is
 	// overloaded.", "[503 ] …" when the status text is empty), and
-	// wrappers' "<Provider> Error [503]: <body>". See bracketStatusOK.
-	"error [", ": [",
+	// wrappers' "<Provider> Error [503]: <body>", a log's "[ERROR] [503]:
+	// {…}" (9router). See bracketStatusOK.
+	"] [", "error [", ": [",
+}
+
+// clauseMarkers are the markers after which a status must end its clause.
+var clauseMarkers = map[string]bool{"returned ": true, "returned status ": true, "returned http ": true, "responded with ": true}
+
+// statusEndsClause: the status at s[i:i+3] (after blanks) is followed by
+// the end of the text or line, ':', ',', ';', '.', ' |', ' (', ' {', ' -'
+// or ' –': it is what came back, not the subject of a sentence.
+func statusEndsClause(s string, i int) bool {
+	for i < len(s) && (s[i] == ' ' || s[i] == '"') {
+		i++
+	}
+	j := i + 3
+	if j >= len(s) {
+		return true
+	}
+	switch s[j] {
+	case '\n', '\r', ':', ',', ';', '.':
+		return true
+	case ' ':
+		if j+1 >= len(s) {
+			return true
+		}
+		switch s[j+1] {
+		case '|', '(', '{', '-', '[':
+			return true
+		}
+	}
+	return false
 }
 
 // markerStatusAt parses the status after marker m, which ends at s[i]:
@@ -70,12 +109,16 @@ func markerStatusAt(m, s string, i int) (int, bool) {
 	if !sep && isLetter(m[len(m)-1]) && !blankSeparated[m] {
 		return 0, false
 	}
+	if clauseMarkers[m] && !statusEndsClause(s, i) {
+		return 0, false
+	}
 	return statusAt(s, i)
 }
 
 // blankSeparated are the markers whose words already say a status follows:
 // "status code 429", "error code 524", "response code 429", "(http 429)".
-var blankSeparated = map[string]bool{"status code": true, "error code": true, "(http": true, ": http": true, "=http": true}
+var blankSeparated = map[string]bool{"status code": true, "error code": true, "(http": true, ": http": true, "=http": true,
+	"[http": true, "(status": true, "http code": true}
 
 // bracketStatusOK: a status after a bracket marker (the last two of
 // statusMarkers) closes the bracket or goes on with its status text, so a
@@ -91,8 +134,11 @@ func bracketStatusOK(marker, text string, i int) bool {
 	if j >= len(text) {
 		return false
 	}
-	if marker == ": [" {
+	switch marker {
+	case ": [":
 		return text[j] == ' '
+	case "] [":
+		return text[j] == ']'
 	}
 	return text[j] == ']' || text[j] == ' '
 }
@@ -128,8 +174,8 @@ func structuredStatus(ev *Evidence) int {
 
 var kwNoBody = newKW(" status code (no body)")
 
-// firstBracketMarker is the id of "error [", the first bracket marker.
-var firstBracketMarker = len(statusMarkers) - 2
+// firstBracketMarker is the id of "] [", the first bracket marker.
+var firstBracketMarker = len(statusMarkers) - 3
 
 // textStatus finds the last status introduced by a marker; the last one is
 // the final error of a tail that retried. The scan recorded, for each
