@@ -4,8 +4,10 @@ package orchestrator
 // gate (Adopt) rejoins the fleet's gate here instead of firing on its own
 // timer: it waits with this daemon's waiters from when it began waiting,
 // counts in the fleet's cadence at once, never probes on its own, and is
-// released with the others. When the fleet's gate closed while its daemon
-// was dead, it goes, staggered with the others adopted with it.
+// released with the others; its waiting notice is written again with the
+// gate's next check as this daemon has it. When the fleet's gate closed
+// while its daemon was dead, it goes, staggered with the others adopted
+// with it.
 
 import (
 	"context"
@@ -97,6 +99,12 @@ func (s *Service) rejoinGateLocked(rt *sessionRT, ga *gateAdoption, key string) 
 	case overload.Wait:
 		p.gate = key
 		s.armDeadlineLocked(rt, p, deadline)
+		// Its notice is the dead daemon's: the next check it names may be
+		// long past (the fleet's probe failed since and moved it on), and
+		// those who watch it from another daemon read it from the store.
+		// What it says now is not known here (p.noticeSaid is unset), so
+		// it is written once, with this daemon's view of the fleet's gate.
+		s.refreshGateNoticeLocked(rt)
 		s.log.Info("adopted session waits on the fleet's overload gate", zap.String("session_id", rt.sess.ID),
 			zap.String("gate", key), zap.Time("since", since))
 	case overload.Expired:

@@ -81,3 +81,64 @@ func TestFleetGateAdoptedWaiterRejoinsTheFleetsGate(t *testing.T) {
 	assert.Len(t, byRole(msgs, "user"), 1)
 	assert.Equal(t, before+2+4, a.h.providerRequests(), "the two probes, then the four others once each")
 }
+
+// An adopted waiter's notice is the dead daemon's, naming the next check
+// as that daemon last saw it; the fleet's probe failed since and moved it
+// on. Adopted, the session's notice (in the store, where a client on any
+// daemon reads it) and its retry row name the gate's next check as the
+// adopter has it.
+func TestFleetGateAdoptedWaiterNoticeNamesTheGatesNextCheck(t *testing.T) {
+	fh := newFleetHarness(t, 2)
+	a, b := fh.nodes[0], fh.nodes[1]
+	ctx := a.h.ctx
+	t0 := a.h.clock.Now()
+	gfA := a.h.gates()
+	a.h.openGate(3)
+	fh.eventually("A probes for the fleet", func() bool { return a.gate("mock").Prober })
+	fh.eventually("B follows", func() bool { return b.gate("mock").State == overload.Open })
+	vb, _, _ := b.h.parkOne(10)
+	sid := vb.Sessions[0].ID
+	fh.sync(b, a)
+	notice := func() store.Message {
+		t.Helper()
+		rec, err := fh.db.GetPendingRetry(ctx, sid)
+		require.NoError(t, err)
+		msgs, err := fh.db.ListMessages(ctx, sid)
+		require.NoError(t, err)
+		for _, m := range msgs {
+			if m.ID == rec.NoticeID {
+				return m
+			}
+		}
+		t.Fatalf("no notice %s", rec.NoticeID)
+		return store.Message{}
+	}
+	old := notice()
+
+	// B dies with its session waiting; A's probe fails meanwhile and
+	// moves the next check on.
+	b.fg.cut.Store(true)
+	b.h.stop()
+	a.h.advanceTo(t0.Add(5 * time.Second))
+	next := *gfA.until(probeFailed(1)).NextProbeAt
+	require.NotEqual(t, next.UTC().Format(time.RFC3339Nano), old.Metadata["retry_at"], "B's notice names the check that failed")
+	evs, err := fh.db.ListEvents(ctx, sid, 0, 0)
+	require.NoError(t, err)
+	before := len(evs)
+
+	require.NoError(t, a.h.svc.Adopt(ctx, []string{sid}, "takeover"))
+	m := notice()
+	assert.Equal(t, next.UTC().Format(time.RFC3339Nano), m.Metadata["retry_at"], "the gate's next check as A has it")
+	assert.Contains(t, m.Text, "next check in "+humanDelay(next.Sub(a.h.clock.Now())))
+	rec, err := fh.db.GetPendingRetry(ctx, sid)
+	require.NoError(t, err)
+	assert.True(t, next.Equal(rec.RetryAt), "its retry row too")
+	evs, err = fh.db.ListEvents(ctx, sid, 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, before+1, len(evs), "one write: the notice, published")
+	assert.Equal(t, "session.message.updated", evs[before].Type)
+	a.h.svc.gate.mu.Lock()
+	_, waits := a.h.svc.gate.gates["mock"].g.Waiter(sid)
+	a.h.svc.gate.mu.Unlock()
+	assert.True(t, waits, "it waits on A's gate")
+}
