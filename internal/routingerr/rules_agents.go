@@ -286,7 +286,11 @@ var sharedRules = []rule{
 			"providerautherror", "didn't provide an api key", "must be a member of an organization", "unauthenticated",
 			"invalid api key", "api key is invalid", "no api key", "api_key environment variable", "invalid authentication",
 			"authentication failed", "authentication_failed", "token has expired", "token expired", "expired token",
-			"token refresh failed", "could not resolve authentication method", "sign-in failed"}},
+			"token refresh failed", "could not resolve authentication method", "sign-in failed"},
+		// .NET's TLS handshake dropped by the peer: "Authentication failed
+		// because the remote party has closed the transport stream."
+		// (SslStream), a connection lost, not a credential.
+		none: []string{"remote party has closed the transport stream"}},
 	// Qwen OAuth's free tier ending, in each version's wording ("has been
 	// discontinued", "was discontinued on 2026-04-15. Run /auth …").
 	{id: "qwen.free_tier_ended.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,

@@ -75,7 +75,15 @@ var genericRules = []rule{
 			"self_signed_cert_in_chain", "depth_zero_self_signed_cert", "certificate_verify_failed",
 			"ssl certificate", "certificate hostname mismatch", "ssl error (", "cert_altname_invalid",
 			"does not match certificate's altnames", "wrong version number", "alert handshake failure",
-			"tls: handshake failure", "alert protocol version", "does not look like a tls handshake", "net::err_cert"}},
+			"tls: handshake failure", "alert protocol version", "does not look like a tls handshake", "net::err_cert",
+			// The certificate refused in other stacks (catalogue
+			// java-pkix-path, dotnet-remote-certificate-invalid,
+			// rustls-unknown-issuer): Java's PKIX validation, .NET's
+			// AuthenticationException, rustls under reqwest/hyper. Tried
+			// before the connection rules, which would read the wrapper
+			// ("SSLHandshakeException", "error trying to connect").
+			"pkix path building failed", "unable to find valid certification path", "certpathvalidatorexception",
+			"remote certificate is invalid", "invalidcertificate(", "invalid peer certificate"}},
 	// The agent binary is missing: a human must install it or fix PATH.
 	// Each launcher's own words: Go's exec.ErrNotFound, a POSIX shell,
 	// Node's spawn ENOENT, Neovim's vim.system ("ENOENT: no such file or

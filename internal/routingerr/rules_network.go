@@ -124,8 +124,14 @@ var netExceptionWords = []string{
 	// Rust: hyper's connector ("dns error", getaddrinfo's "failed to lookup
 	// address information", "tcp connect error").
 	"dns error", "failed to lookup address information", "tcp connect error", "error trying to connect",
-	// Dart: dart:io's HandshakeException, dart:async's TimeoutException.
-	"handshakeexception", "timeoutexception after",
+	// Dart: dart:io's HandshakeException ("Connection terminated during
+	// handshake"; a refused certificate is tls.certificate.v1's),
+	// dart:async's TimeoutException. Java's SSLHandshakeException when the
+	// peer hung up ("Remote host terminated the handshake").
+	"handshakeexception", "timeoutexception after", "remote host terminated the handshake",
+	// curl's own error texts (curl.se/libcurl/c/libcurl-errors.html):
+	// CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT.
+	"could not resolve host", "couldn't connect to server",
 	// Node: the request library's ESOCKETTIMEDOUT, undici's timeout
 	// errors by name.
 	"esockettimedout", "headers timeout error", "body timeout error", "headerstimeouterror", "bodytimeouterror",
@@ -163,7 +169,13 @@ var transportLostRules = []rule{
 			// hyper's IncompleteMessage, Dart's http ClientException.
 			"unexpected end of stream on", "streamresetexception", "the response ended prematurely",
 			"forcibly closed by the remote host", "eof occurred in violation of protocol", "incompletemessage",
-			"connection closed before full header was received", "connection closed while receiving data"}},
+			"connection closed before full header was received", "connection closed while receiving data",
+			// .NET's SslStream when the peer drops the handshake, and curl's
+			// CURLE_GOT_NOTHING, CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE,
+			// CURLE_RECV_ERROR (catalogue dotnet-remote-party-closed,
+			// curl-52/92/18/56).
+			"remote party has closed the transport stream", "empty reply from server", "was not closed cleanly",
+			"transfer closed with outstanding read data remaining", "recv failure:"}},
 	// A dropped connection in an error's own words ("Connection closed.",
 	// "Network error"), not in prose.
 	{id: "net.connection_closed_text.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.7,

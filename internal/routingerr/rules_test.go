@@ -364,7 +364,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"tls.certificate.v1": {
 		pos: []Evidence{txt(`Post "https://api.anthropic.com/v1/messages": tls: failed to verify certificate: x509: certificate signed by unknown authority`),
-			txt("Unable to connect to API: SSL certificate verification failed."), txt("Error: unable to get local issuer certificate")},
+			txt("Unable to connect to API: SSL certificate verification failed."), txt("Error: unable to get local issuer certificate"),
+			txt("javax.net.ssl.SSLHandshakeException: PKIX path building failed: unable to find valid certification path to requested target"),
+			txt("error sending request for url (https://x/v1): client error (Connect): invalid peer certificate: UnknownIssuer")},
 		neg: []Evidence{txt("certificate renewed"), txt("x509 parsing library")},
 	},
 	"orchestratord.agent_launch.v1": {
