@@ -177,7 +177,7 @@ var familyRules = []rule{
 	// still retrying. The last notice counts; lines indented under it are
 	// its detail, a later error at its own depth ends it.
 	{id: "generic.retry_notice.v2", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.75,
-		gate:  []string{"retrying", "attempt ", "backing off "},
+		gate:  []string{"retrying", "attempt ", "backing off ", "retry "},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			i, _ := lastRetryNotice(s.low)
@@ -334,12 +334,46 @@ func lastRetryNotice(low string) (int, time.Duration) {
 			best = i
 			break
 		}
+		// A counter after the verb: "Retrying... (1/3)", "Retrying request...
+		// (2/3)", "…, retrying (1/3)": the n-th of m retries is under way.
+		if retryCounter(after[len("retrying"):]) {
+			best = i
+			break
+		}
 		// urllib3's Retry: "Retrying (Retry(total=2, connect=None, …)) after
 		// connection broken by 'NewConnectionError(…)': /v1/chat/completions"
 		// (urllib3 connectionpool.urlopen): retries are left.
 		if strings.HasPrefix(after, "retrying (retry(total=") {
 			best = i
 			break
+		}
+	}
+	// "retry 2/5 after error: …", "[retry 1/3] 503 …": the noun with its
+	// counter; "will retry in 10 seconds": the future, with its delay. Not
+	// "Please retry in 39.8s" (a provider's hint) or "you can retry your
+	// request".
+	for end, n := len(low), 0; n < maxNotices; n++ {
+		j := strings.LastIndex(low[:end], "retry ")
+		if j <= best {
+			break
+		}
+		end = j
+		if j > 0 && isLetter(low[j-1]) {
+			continue
+		}
+		rest := lineWindow(low, j+len("retry "), 0, 60)
+		if retriesEndWords(lineWindow(low, j, 80, 200)) {
+			continue
+		}
+		if leadingCounter(rest, true) {
+			best, delay = j, 0
+			break
+		}
+		if strings.HasSuffix(low[:j], "will ") && strings.HasPrefix(rest, "in ") {
+			if d, ok := delayAfter(rest, "in "); ok {
+				best, delay = j, d
+				break
+			}
 		}
 	}
 	// Python's backoff library: "Backing off chat(...) for 0.8s
@@ -366,6 +400,46 @@ func lastRetryNotice(low string) (int, time.Duration) {
 		return i, 0
 	}
 	return best, delay
+}
+
+// retryCounter: s, the words after "retrying", holds a counter "n/m" with
+// 1 <= n <= m within its first 40 bytes, in parentheses or brackets or
+// after a blank: "... (1/3)", " request... (2/3)", " 2/5 in 1s".
+func retryCounter(s string) bool {
+	w := s[:min(len(s), 40)]
+	for i := 0; i < len(w); i++ {
+		if isDigit(w[i]) && (i == 0 || w[i-1] == '(' || w[i-1] == '[' || w[i-1] == ' ') && leadingCounter(w[i:], false) {
+			return true
+		}
+		if w[i] == '\n' {
+			return false
+		}
+	}
+	return false
+}
+
+// leadingCounter: s opens with "n/m" (1 <= n <= m <= 100; n < m when
+// last, the noun "retry 3/3" being the report of the last one), ended by
+// a bracket, a blank, ':', ',' or the end: "2/5 after error", "1/3] 503".
+func leadingCounter(s string, last bool) bool {
+	n, i := 0, 0
+	for i < len(s) && i < 3 && isDigit(s[i]) {
+		n = n*10 + int(s[i]-'0')
+		i++
+	}
+	if i == 0 || i >= len(s) || s[i] != '/' {
+		return false
+	}
+	i++
+	m, j := 0, i
+	for j < len(s) && j < i+3 && isDigit(s[j]) {
+		m = m*10 + int(s[j]-'0')
+		j++
+	}
+	if j == i || n < 1 || n > m || m > 100 || last && n == m {
+		return false
+	}
+	return j == len(s) || strings.IndexByte(") ]:,", s[j]) >= 0
 }
 
 // delayAfter reads the first duration that follows one of the markers in

@@ -13,6 +13,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{
 			txt("Retrying langchain_openai.chat_models.base._create_retry_decorator.<locals>._completion_with_retry in 8.0 seconds as it raised APIConnectionError: Connection error.."),
 			txt("⚠️  API call failed (attempt 2/3): APIConnectionError\n   📝 Error: Connection error."),
+			txt("Request failed with status 503, retrying (1/3)"), txt("retry 2/5 after error: connection reset by peer"),
+			txt("[retry 1/3] 503 Service Unavailable"), txt("Will retry in 10 seconds..."), txt("Retrying... (1/3)"),
 		},
 		neg: []Evidence{
 			txt("Retrying openai.create in 4.0 seconds as it raised RateLimitError\nError: RateLimitError: Error code: 429"),
@@ -24,6 +26,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Error: All providers failed. Attempts:\ngemini attempt 1/3: Gemini API error (400 Bad Request): API key not valid."),
 			txt("Overloaded · Retrying in 24s · attempt 10/10\n   API Error: 529 Overloaded."),
 			txt("We are backing off the rollout for now"), txt("Backing off chat(...) for good"),
+			txt("Please retry in 39.8s."), txt("You can retry your request, or contact us through our help center"),
+			txt("retry 5/3 items"), txt("[retry 3/3] 503 Service Unavailable"), txt("retrying 0/3"), txt("Retrying 1/2 of the files\nError: 401 Unauthorized"),
 		},
 	},
 	"generic.context_family.v1": {

@@ -132,6 +132,9 @@ var netExceptionWords = []string{
 	// curl's own error texts (curl.se/libcurl/c/libcurl-errors.html):
 	// CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT.
 	"could not resolve host", "couldn't connect to server",
+	// gRPC core's channel that could reach no backend (grpc-go's
+	// "transport: Error while dialing" is go.dial.v1's).
+	"failed to connect to all addresses",
 	// Node: the request library's ESOCKETTIMEDOUT, undici's timeout
 	// errors by name.
 	"esockettimedout", "headers timeout error", "body timeout error", "headerstimeouterror", "bodytimeouterror",
