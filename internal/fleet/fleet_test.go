@@ -287,7 +287,7 @@ func TestTakeExpiredSharesADeadHoldersLeasesOnce(t *testing.T) {
 	_, ok, err := l.Acquire(t.Context(), "gate", "g", "dead", time.Minute)
 	require.NoError(t, err)
 	require.True(t, ok)
-	none, err := l.TakeExpired(t.Context(), "session", "B", time.Minute, 10)
+	none, err := l.TakeExpiredShare(t.Context(), "session", "B", time.Minute, time.Minute, 10)
 	require.NoError(t, err)
 	require.Empty(t, none, "current leases are not taken")
 
@@ -301,7 +301,8 @@ func TestTakeExpiredSharesADeadHoldersLeasesOnce(t *testing.T) {
 		wg.Go(func() {
 			<-start
 			for {
-				got, err := l.TakeExpired(context.Background(), "session", taker, time.Minute, 7)
+				// None of them is a live member: each may take any.
+				got, err := l.TakeExpiredShare(context.Background(), "session", taker, time.Minute, time.Minute, 7)
 				if err != nil {
 					t.Error(err)
 					return

@@ -120,55 +120,29 @@ func (l *Leases) Release(ctx context.Context, lease Lease) error {
 	return nil
 }
 
-// TakeExpired takes over up to limit expired leases of kind for holder,
-// oldest expiry first: the failover of a dead daemon's work. Rows another
-// taker is taking at the same moment are skipped (FOR UPDATE SKIP LOCKED),
-// so any number of takers share the expired leases without waiting for
-// each other and none is taken twice. A released lease (no holder) is
-// nobody's work and is left for whoever needs it next (Acquire).
-func (l *Leases) TakeExpired(ctx context.Context, kind, holder string, ttl time.Duration, limit int) ([]Lease, error) {
-	return l.take(ctx, kind, holder, ttl, 0, limit)
-}
-
-// TakeExpiredShare is TakeExpired of holder's share of the expired leases,
-// so that the live daemons of the fleet split a dead one's work between
-// them instead of the first to look taking it all. Each lease's key hashes
-// to one live member, members weighted by their room (max_agents - load,
-// at least 1). Liveness is the heartbeat lease in fleet_members and
-// nothing else: a live daemon that let one of its own leases run out (a
-// renewal lost to a database hiccup) is still live and still takes only
-// its share, and a dead one whose heartbeat has not run out yet keeps its
-// share for a moment. A lease still expired grace after its expiry is
-// anyone's (its taker died too, or the members disagreed for a moment), as
-// is every lease when holder is not a live member itself.
+// TakeExpiredShare takes over up to limit expired leases of kind for
+// holder, oldest expiry first: the failover of a dead daemon's work. It
+// takes holder's share of them, so that the live daemons of the fleet
+// split a dead one's work between them instead of the first to look
+// taking it all. Each lease's key hashes to one live member, members
+// weighted by their room (max_agents - load, at least 1). Liveness is the
+// heartbeat lease in fleet_members and nothing else: a live daemon that
+// let one of its own leases run out (a renewal lost to a database hiccup)
+// is still live and still takes only its share, and a dead one whose
+// heartbeat has not run out yet keeps its share for a moment. A lease
+// still expired grace after its expiry is anyone's (its taker died too,
+// or the members disagreed for a moment), as is every lease when holder
+// is not a live member itself.
+//
+// Rows another taker is taking at the same moment are skipped (FOR UPDATE
+// SKIP LOCKED), so any number of takers share the expired leases without
+// waiting for each other and none is taken twice. A released lease (no
+// holder) is nobody's work and is left for whoever needs it next
+// (Acquire).
 func (l *Leases) TakeExpiredShare(ctx context.Context, kind, holder string, ttl, grace time.Duration, limit int) ([]Lease, error) {
 	if grace <= 0 {
 		return nil, fmt.Errorf("fleet: take grace must be positive, got %v", grace)
 	}
-	return l.take(ctx, kind, holder, ttl, grace, limit)
-}
-
-// shareSQL selects the expired leases of $1 that are $2's to take: every
-// one when $5 (grace, µs) is 0.
-const shareSQL = `WITH live AS (
-		SELECT id, greatest(max_agents - load, 1)::bigint AS w FROM fleet_members
-		WHERE NOT stopped AND expires_at > now()),
-	me AS (
-		SELECT coalesce(sum(w), 0) AS total, coalesce(sum(w) FILTER (WHERE id < $2), 0) AS lo,
-			coalesce(sum(w) FILTER (WHERE id = $2), 0) AS w FROM live),
-	expired AS (
-		SELECT l.kind, l.key FROM fleet_leases l, me
-		WHERE l.kind = $1 AND l.expires_at <= now() AND l.holder <> ''
-			AND ($5::bigint = 0 OR me.w = 0 OR l.expires_at <= now() - $5::bigint * interval '1 microsecond'
-				OR (hashtext(l.key)::bigint & 2147483647) % me.total BETWEEN me.lo AND me.lo + me.w - 1)
-		ORDER BY l.expires_at, l.key LIMIT $4
-		FOR UPDATE OF l SKIP LOCKED)
-	UPDATE fleet_leases l SET holder = $2, fence = l.fence + 1, acquired_at = now(),
-		expires_at = now() + $3::bigint * interval '1 microsecond'
-	FROM expired WHERE l.kind = expired.kind AND l.key = expired.key
-	RETURNING l.key, l.fence, l.expires_at`
-
-func (l *Leases) take(ctx context.Context, kind, holder string, ttl, grace time.Duration, limit int) ([]Lease, error) {
 	if err := validKey(kind, "-", holder); err != nil {
 		return nil, err
 	}
@@ -198,6 +172,26 @@ func (l *Leases) take(ctx context.Context, kind, holder string, ttl, grace time.
 	}
 	return out, nil
 }
+
+// shareSQL selects the expired leases of $1 that are $2's to take, those
+// expired $5 µs (the grace) ago being anyone's.
+const shareSQL = `WITH live AS (
+		SELECT id, greatest(max_agents - load, 1)::bigint AS w FROM fleet_members
+		WHERE NOT stopped AND expires_at > now()),
+	me AS (
+		SELECT coalesce(sum(w), 0) AS total, coalesce(sum(w) FILTER (WHERE id < $2), 0) AS lo,
+			coalesce(sum(w) FILTER (WHERE id = $2), 0) AS w FROM live),
+	expired AS (
+		SELECT l.kind, l.key FROM fleet_leases l, me
+		WHERE l.kind = $1 AND l.expires_at <= now() AND l.holder <> ''
+			AND (me.w = 0 OR l.expires_at <= now() - $5::bigint * interval '1 microsecond'
+				OR (hashtext(l.key)::bigint & 2147483647) % me.total BETWEEN me.lo AND me.lo + me.w - 1)
+		ORDER BY l.expires_at, l.key LIMIT $4
+		FOR UPDATE OF l SKIP LOCKED)
+	UPDATE fleet_leases l SET holder = $2, fence = l.fence + 1, acquired_at = now(),
+		expires_at = now() + $3::bigint * interval '1 microsecond'
+	FROM expired WHERE l.kind = expired.kind AND l.key = expired.key
+	RETURNING l.key, l.fence, l.expires_at`
 
 // NextExpiry is how long until the first current lease of kind held by
 // another daemon than holder runs out, by the database's clock; ok false

@@ -64,7 +64,7 @@ type OwnerConfig struct {
 // Owner is this daemon's session ownership in a fleet (issue 17): a lease
 // per session it runs (fleet_leases, kind "session"), renewed every
 // Lease/3 in one statement; the takeover of the sessions of a daemon whose
-// leases expired (TakeExpired, then Runner.Adopt); and placement, the
+// leases expired (TakeExpiredShare, then Runner.Adopt); and placement, the
 // choice of the daemon a new task runs on and the hand-over of its first
 // prompt (fleet_starts) to that daemon, which starts it when the NOTIFY
 // of it arrives (or at its next StartPoll).
@@ -451,7 +451,7 @@ func (o *Owner) Renew(ctx context.Context) error {
 	return nil
 }
 
-// takeBatch bounds one TakeExpired: a dead daemon's sessions are shared
+// takeBatch bounds one TakeExpiredShare: a dead daemon's sessions are shared
 // among the takers a batch at a time.
 const takeBatch = 100
 
