@@ -286,7 +286,10 @@ var sharedRules = []rule{
 			"providerautherror", "didn't provide an api key", "must be a member of an organization", "unauthenticated",
 			"invalid api key", "api key is invalid", "no api key", "api_key environment variable", "invalid authentication",
 			"authentication failed", "authentication_failed", "token has expired", "token expired", "expired token",
-			"token refresh failed", "could not resolve authentication method", "sign-in failed"},
+			"token refresh failed", "could not resolve authentication method", "sign-in failed",
+			// one-api / new-api relays' token checks: "该令牌已过期" (expired),
+			// "无效的令牌" (invalid), "未提供令牌" (none given).
+			"该令牌已过期", "无效的令牌", "未提供令牌", "tokenstatusexpired"},
 		// .NET's TLS handshake dropped by the peer: "Authentication failed
 		// because the remote party has closed the transport stream."
 		// (SslStream), a connection lost, not a credential.
@@ -296,7 +299,10 @@ var sharedRules = []rule{
 	{id: "qwen.free_tier_ended.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		all: []string{"oauth free tier", "discontinued"}},
 	{id: "generic.billing_words.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
-		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan"}},
+		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan",
+			// one-api / new-api relays: the relay token's own quota is spent
+			// ("该令牌额度已用尽", TokenStatusExhausted; catalogue relays.jsonl).
+			"该令牌额度已用尽", "tokenstatusexhausted"}},
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"not available with the claude pro plan", "model identifier is invalid", "model not found",
 			"don't have access to the model with the specified model id", "providermodelnotfounderror",
@@ -329,7 +335,11 @@ var sharedRules = []rule{
 		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
 			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled",
 			"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests",
-			"速率限制", "请求过于频繁"}},
+			"速率限制", "请求过于频繁",
+			// new-api's rewrite of any upstream 429: "当前分组上游负载已饱和，请稍后再试"
+			// (the group's upstreams are saturated; catalogue relays.jsonl
+			// new-api-429-group-saturated).
+			"上游负载已饱和"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".
