@@ -110,6 +110,7 @@ var netExceptionWords = []string{
 	// Java, Kotlin, Android, okhttp, the JDK HttpClient, ktor, Netty.
 	"unknownhostexception", "java.net.connectexception", "sockettimeoutexception", "noroutetohostexception",
 	"httpconnecttimeoutexception", "httptimeoutexception", "unresolvedaddressexception", "connecttimeoutexception",
+	"timeoutcancellationexception",
 	// .NET (HttpRequestException's inner SocketException messages are the
 	// Winsock texts: WSAECONNREFUSED, WSAETIMEDOUT, WSANO_DATA) and
 	// HttpClient.Timeout.
@@ -119,6 +120,9 @@ var netExceptionWords = []string{
 	// urllib3, aiohttp, the OpenAI and Anthropic SDKs' APIConnectionError.
 	"nodename nor servname provided", "getaddrinfo failed", "gaierror", "failed to establish a new connection",
 	"nameresolutionerror", "failed to resolve '", "cannot connect to host", "clientconnectorerror", "apiconnectionerror",
+	"servertimeouterror", "timeout on reading data from socket",
+	// Bun's ConnectionRefused text.
+	"was there a typo in the url or port",
 	// The socket layer, in any language: EHOSTUNREACH's text.
 	"no route to host",
 	// Rust: hyper's connector ("dns error", getaddrinfo's "failed to lookup
@@ -178,7 +182,10 @@ var transportLostRules = []rule{
 			// CURLE_RECV_ERROR (catalogue dotnet-remote-party-closed,
 			// curl-52/92/18/56).
 			"remote party has closed the transport stream", "empty reply from server", "was not closed cleanly",
-			"transfer closed with outstanding read data remaining", "recv failure:"}},
+			"transfer closed with outstanding read data remaining", "recv failure:",
+			// aiohttp's body cut short (ClientPayloadError), okio's
+			// EOFException when the connection closed inside a header line.
+			"response payload is not completed", `\\n not found: limit=`}},
 	// A dropped connection in an error's own words ("Connection closed.",
 	// "Network error"), not in prose.
 	{id: "net.connection_closed_text.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.7,
