@@ -180,14 +180,14 @@ var familyRules = []rule{
 		gate:  []string{"retrying", "attempt ", "backing off ", "retry "},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
-			i, _ := lastRetryNotice(s.low)
+			i, _ := s.lastRetryNotice()
 			if i < 0 || s.noticeOver(i) {
 				return -1
 			}
 			return i
 		},
 		hint: func(s *scan, c Classification) Classification {
-			if _, d := lastRetryNotice(s.low); d > 0 && d <= maxHint {
+			if _, d := s.lastRetryNotice(); d > 0 && d <= maxHint {
 				c.RetryAfter = new(d)
 			}
 			return c
@@ -301,7 +301,15 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 // A line that says the retries are over is no notice. Occurrences are read
 // from the end, at most maxNotices of each word, in windows of their line,
 // so a tail full of them costs a bounded amount.
-func lastRetryNotice(low string) (int, time.Duration) {
+// kwRetryNoun and kwBackingOff gate the scans for the noun's and the
+// backoff library's notices, so text without them costs no extra pass.
+var (
+	kwRetryNoun  = newKW("retry ")
+	kwBackingOff = newKW("backing off ")
+)
+
+func (s *scan) lastRetryNotice() (int, time.Duration) {
+	low := s.low
 	const maxNotices = 16
 	best, delay := -1, time.Duration(0)
 	// A failure summary ("All providers/models failed. Attempts:\nprovider=…
@@ -352,7 +360,7 @@ func lastRetryNotice(low string) (int, time.Duration) {
 	// counter; "will retry in 10 seconds": the future, with its delay. Not
 	// "Please retry in 39.8s" (a provider's hint) or "you can retry your
 	// request".
-	for end, n := len(low), 0; n < maxNotices; n++ {
+	for end, n := len(low), 0; n < maxNotices && s.hasKW(kwRetryNoun); n++ {
 		j := strings.LastIndex(low[:end], "retry ")
 		if j <= best {
 			break
@@ -379,9 +387,11 @@ func lastRetryNotice(low string) (int, time.Duration) {
 	// Python's backoff library: "Backing off chat(...) for 0.8s
 	// (openai.RateLimitError: …)" (backoff _common._log_backoff): it sleeps,
 	// then calls again.
-	if j := strings.LastIndex(low, "backing off "); j > best {
-		if d, ok := delayAfter(lineWindow(low, j, 0, 200), ") for "); ok {
-			best, delay = j, d
+	if s.hasKW(kwBackingOff) {
+		if j := strings.LastIndex(low, "backing off "); j > best {
+			if d, ok := delayAfter(lineWindow(low, j, 0, 200), ") for "); ok {
+				best, delay = j, d
+			}
 		}
 	}
 	for end, n := len(low), 0; n < maxNotices; n++ {

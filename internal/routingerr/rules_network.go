@@ -185,7 +185,7 @@ var transportLostRules = []rule{
 			"transfer closed with outstanding read data remaining", "recv failure:",
 			// aiohttp's body cut short (ClientPayloadError), okio's
 			// EOFException when the connection closed inside a header line.
-			"response payload is not completed", `\\n not found: limit=`}},
+			"response payload is not completed", `\n not found: limit=`}},
 	// A dropped connection in an error's own words ("Connection closed.",
 	// "Network error"), not in prose.
 	{id: "net.connection_closed_text.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.7,
