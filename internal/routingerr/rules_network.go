@@ -70,6 +70,12 @@ var networkRules = []rule{
 	// java-*, okhttp-*, dotnet-*, python-*, rust-*, dart-*, node-*): the
 	// class names the failure whatever message follows, and nothing was
 	// sent. Tried after the rules above, which keep their rows.
+	// A socket error by its number (see osNetErrnos), in whatever language
+	// its text is: structure, where the words are the OS's locale
+	// (catalogue python-winerror-10061-zh, rust-os-error-10060-zh).
+	{id: "net.os_errno.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		gate:  osErrnoForms,
+		match: func(s *scan) int { return osNetErrno(s.low) }},
 	{id: "net.exception_class.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate: append([]string{"failed to connect to "}, netExceptionWords...),
 		match: func(s *scan) int {
@@ -103,6 +109,49 @@ func okhttpFailedConnect(low string) int {
 		}
 		off = j
 	}
+}
+
+// osNetErrnos are the socket errors by number, whatever language the OS
+// wrote their text in (a zh-CN Windows says "由于目标计算机积极拒绝，无法连接。"
+// for WSAECONNREFUSED): the Winsock codes (learn.microsoft.com/windows/
+// win32/winsock/windows-sockets-error-codes-2: WSAENETDOWN … WSAEHOSTUNREACH,
+// WSAHOST_NOT_FOUND, WSATRY_AGAIN, WSANO_DATA), Linux's and macOS's
+// ENETUNREACH, ECONNABORTED, ECONNRESET, ETIMEDOUT, ECONNREFUSED,
+// EHOSTUNREACH, and getaddrinfo's negative EAI codes as Python prints them.
+var osNetErrnos = []string{"10050", "10051", "10053", "10054", "10060", "10061", "10064", "10065", "11001", "11002", "11004",
+	"101", "103", "104", "110", "111", "113", "51", "53", "54", "60", "61", "65", "-2", "-3", "-5"}
+
+// osErrnoForms introduce an OS error number: Python's "[WinError 10061]"
+// and "[Errno 111]", Rust's "(os error 10061)" (std::io::Error's Display).
+var osErrnoForms = []string{"[winerror ", "[errno ", "(os error "}
+
+// osNetErrno finds a socket error number in one of osErrnoForms, closed by
+// ']' or ')'.
+func osNetErrno(low string) int {
+	for _, f := range osErrnoForms {
+		for off, n := 0, 0; n < 16; n++ {
+			i := strings.Index(low[off:], f)
+			if i < 0 {
+				break
+			}
+			i += off
+			j := i + len(f)
+			off = j
+			k := j
+			for k < len(low) && k < j+6 && (isDigit(low[k]) || low[k] == '-') {
+				k++
+			}
+			if k == j || k >= len(low) || low[k] != ']' && low[k] != ')' {
+				continue
+			}
+			for _, e := range osNetErrnos {
+				if low[j:k] == e {
+					return i
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // netExceptionWords: connection failures by class or OS message.

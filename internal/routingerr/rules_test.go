@@ -774,6 +774,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"error":{"code":"1112","message":"当前账号已被锁定，请联系平台客服"}}`)},
 		neg: []Evidence{txt(`{"error":{"code":"11120"}}`), txt("processed 1112 rows")},
 	},
+	"net.os_errno.v1": {
+		pos: []Evidence{txt("OSError: [WinError 10061] 由于目标计算机积极拒绝，无法连接。"),
+			txt("error trying to connect: 由于连接方在一段时间后没有正确答复或连接的主机没有反应，连接尝试失败。 (os error 10060)")},
+		neg: []Evidence{txt("FileNotFoundError: [Errno 2] No such file or directory: 'x'"), txt("[WinError 100610]"), txt("(os error 1111)"),
+			txt("PermissionError: [WinError 5] 拒绝访问。")},
+	},
 	"openrouter.mid_stream.v1": {
 		pos: []Evidence{txt(`OpenRouter Mid-Stream Error: {"message":"Upstream error","code":502}`)},
 		neg: []Evidence{txt("mid-stream errors are retried")},
