@@ -172,8 +172,9 @@ var netExceptionWords = []string{
 	"servertimeouterror", "timeout on reading data from socket",
 	// Bun's ConnectionRefused text.
 	"was there a typo in the url or port",
-	// The socket layer, in any language: EHOSTUNREACH's text.
-	"no route to host",
+	// The socket layer, in any language: EHOSTUNREACH's and
+	// EADDRNOTAVAIL's texts.
+	"no route to host", "cannot assign requested address",
 	// Rust: hyper's connector ("dns error", getaddrinfo's "failed to lookup
 	// address information", "tcp connect error").
 	"dns error", "failed to lookup address information", "tcp connect error", "error trying to connect",
@@ -194,7 +195,11 @@ var netExceptionWords = []string{
 }
 
 var nodeErrnos = []string{"econnreset", "etimedout", "econnrefused", "eai_again", "enotfound",
-	"ehostunreach", "enetunreach", "epipe", "econnaborted", "socket hang up", "fetch failed"}
+	"ehostunreach", "enetunreach", "epipe", "econnaborted", "socket hang up", "fetch failed",
+	// The resolver's codes (nodejs.org/api/dns.html#error-codes: "queryA
+	// ETIMEOUT api.openai.com", ESERVFAIL, EREFUSED) and a local port
+	// shortage (EADDRNOTAVAIL).
+	"etimeout", "eservfail", "erefused", "eaddrnotavail"}
 
 // transportLostRules: the connection broke while a response was being read
 // (undici "terminated" / "other side closed", HTTP/2 stream resets, a body cut
