@@ -17,7 +17,12 @@ var bedrockRules = []rule{
 	{id: "bedrock.resource_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,
 		any: []string{"resourcenotfoundexception"}},
 	{id: "bedrock.credentials.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
-		any: []string{"unrecognizedclientexception", "expiredtokenexception", "security token included in the request is"}},
+		any: []string{"unrecognizedclientexception", "expiredtokenexception", "security token included in the request is",
+			// No credentials at all: botocore's NoCredentialsError ("Unable to
+			// locate credentials"), the JS SDK's CredentialsProviderError
+			// ("Could not load credentials from any providers"); catalogue
+			// bedrock-botocore-no-credentials, bedrock-js-no-credentials.
+			"unable to locate credentials", "could not load credentials from any providers"}},
 
 	{id: "bedrock.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
 		any: []string{"throttlingexception", "too many tokens, please wait", "too many requests, please wait"}},

@@ -170,6 +170,8 @@ var netExceptionWords = []string{
 	"nodename nor servname provided", "getaddrinfo failed", "gaierror", "failed to establish a new connection",
 	"nameresolutionerror", "failed to resolve '", "cannot connect to host", "clientconnectorerror", "apiconnectionerror",
 	"servertimeouterror", "timeout on reading data from socket",
+	// botocore's EndpointConnectionError (the AWS SDKs for Bedrock).
+	"could not connect to the endpoint url",
 	// Bun's ConnectionRefused text.
 	"was there a typo in the url or port",
 	// The socket layer, in any language: EHOSTUNREACH's and
