@@ -289,7 +289,13 @@ var sharedRules = []rule{
 			"token refresh failed", "could not resolve authentication method", "sign-in failed",
 			// one-api / new-api relays' token checks: "该令牌已过期" (expired),
 			// "无效的令牌" (invalid), "未提供令牌" (none given).
-			"该令牌已过期", "无效的令牌", "未提供令牌", "tokenstatusexpired"},
+			"该令牌已过期", "无效的令牌", "未提供令牌", "tokenstatusexpired",
+			// Google's auth libraries without usable credentials (Vertex,
+			// Code Assist): google-auth's DefaultCredentialsError, the Node
+			// library's "Could not load the default credentials.", and
+			// OAuth 2.0's invalid_grant (RFC 6749 §5.2: a refresh token
+			// expired or revoked).
+			"default credentials were not found", "could not load the default credentials", "invalid_grant"},
 		// .NET's TLS handshake dropped by the peer: "Authentication failed
 		// because the remote party has closed the transport stream."
 		// (SslStream), a connection lost, not a credential.
