@@ -308,7 +308,11 @@ var sharedRules = []rule{
 		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan",
 			// one-api / new-api relays: the relay token's own quota is spent
 			// ("该令牌额度已用尽", TokenStatusExhausted; catalogue relays.jsonl).
-			"该令牌额度已用尽", "tokenstatusexhausted"}},
+			"该令牌额度已用尽", "tokenstatusexhausted",
+			// LiteLLM's proxy budget (litellm/exceptions.py
+			// BudgetExceededError: "Budget has been exceeded! Current cost:
+			// …, Max budget: …").
+			"budgetexceedederror", "budget has been exceeded"}},
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"not available with the claude pro plan", "model identifier is invalid", "model not found",
 			"don't have access to the model with the specified model id", "providermodelnotfounderror",

@@ -198,9 +198,41 @@ func textStatus(s *scan) (int, int) {
 				return st, i - 3
 			}
 		}
-		return leadingStatus(s.raw)
+		if st, pos := leadingStatus(s.raw); st != 0 {
+			return st, pos
+		}
+		return sdkClassStatus(s)
 	}
 	return best, max(0, bestEnd-1)
+}
+
+// sdkStatusClasses are the SDK exception classes that stand for one HTTP
+// status, by module ("litellm.ServiceUnavailableError: …", "openai.
+// PermissionDeniedError: …"), read when the text names no status: LiteLLM
+// (litellm/exceptions.py, each class's status_code) prints its class and the
+// provider's message without the number; the OpenAI and Anthropic SDKs
+// (_exceptions.py) map the same names to the same statuses. The leading dot
+// keeps "ModuleNotFoundError" out.
+var sdkStatusClasses = []struct {
+	k  *kw
+	st int
+}{
+	{newKW(".authenticationerror"), 401}, {newKW(".permissiondeniederror"), 403}, {newKW(".notfounderror"), 404},
+	{newKW(".conflicterror"), 409}, {newKW(".unprocessableentityerror"), 422}, {newKW(".ratelimiterror"), 429},
+	{newKW(".badgatewayerror"), 502}, {newKW(".serviceunavailableerror"), 503},
+	// InternalServerError is left out: it stands for any status from 500
+	// up, and its message's words ("AnthropicException - Overloaded") say
+	// more than a 500 would.
+}
+
+// sdkClassStatus is the status of the first SDK class in s, 0 when none.
+func sdkClassStatus(s *scan) (int, int) {
+	for _, c := range sdkStatusClasses {
+		if i := s.indexKW(c.k); i >= 0 {
+			return c.st, i
+		}
+	}
+	return 0, 0
 }
 
 // leadingStatus finds the last line that opens with a status: the SDKs'
