@@ -183,7 +183,7 @@ func saidSum(said string) uint64 {
 }
 
 // refreshWatchedNotices refreshes the notices of a gate's waiting sessions
-// that someone is subscribed to. It runs on an owned goroutine, so it may
+// that someone is subscribed to, here or on another daemon of the fleet. It runs on an owned goroutine, so it may
 // take session mutexes.
 func (s *Service) refreshWatchedNotices(key string) {
 	s.gate.mu.Lock()
@@ -204,7 +204,7 @@ func (s *Service) refreshWatchedNotices(key string) {
 			continue
 		}
 		rt.mu.Lock() // guards rt.subs itself (nil until someone subscribes)
-		if rt.subs.len() > 0 {
+		if rt.subs.len() > 0 || s.watchedRemotelyLocked(rt) {
 			s.refreshGateNoticeLocked(rt)
 		}
 		rt.mu.Unlock()

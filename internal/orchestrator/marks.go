@@ -26,7 +26,9 @@ type Marks struct {
 const marksTimeout = time.Second
 
 // Marks are this daemon's marks of those of sessionIDs it has in memory
-// (the owner's answer to RemoteSessions.Marks).
+// (the owner's answer to RemoteSessions.Marks). The asker shows those
+// sessions to someone: their waiting notices are kept current for a while
+// (remotewatch.go).
 func (s *Service) Marks(sessionIDs []string) map[string]Marks {
 	out := map[string]Marks{}
 	var pos map[*sessionRT]int
@@ -40,6 +42,7 @@ func (s *Service) Marks(sessionIDs []string) map[string]Marks {
 		}
 		rt.mu.Lock()
 		m := Marks{QueuePosition: pos[rt], Paused: pausedLocked(rt)}
+		s.remotelyWatchedLocked(rt)
 		rt.mu.Unlock()
 		if m != (Marks{}) {
 			out[id] = m

@@ -100,6 +100,7 @@ func (s *Service) SubscribeRemote(ctx context.Context, req SubscribeRequest, buf
 	}
 	sub := newSubscription(buffer)
 	watchRemote(src, sub, sess.TaskID, sess.ID, res.LastSeq)
+	s.keepRemoteWatch(src, sub, sess.ID)
 	return res, sub, nil
 }
 

@@ -51,6 +51,9 @@ type sessionRT struct {
 	// userMsgs is at least the number of the session's user messages
 	// (agentHoldsPrompt answers from it without a read).
 	userMsgs int32
+	// remoteWatch: until then (Unix nanoseconds) another daemon of the
+	// fleet shows the session to a client (remotewatch.go); 0: none.
+	remoteWatch int64
 }
 
 // chainState describes the retry chain of the current generation.
