@@ -85,6 +85,7 @@ chaos: build
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 60s ./internal/routingerr/
+	$(GO) test -run '^$$' -fuzz FuzzTaskUpdatedPayload -fuzztime 30s ./internal/orchestrator/
 
 clean:
 	rm -rf bin
