@@ -62,6 +62,7 @@ func TestFleetOverloadWallOneGate(t *testing.T) {
 	for _, s := range ss {
 		s.Until(60*time.Second, daemontest.IsNotice)
 	}
+	watchedFromAnotherDaemon(t, f)
 	// The wall stands while the fleet's gate probes and backs off.
 	WaitFor(t, 90*time.Second, "the fleet's gate to fail 3 probes", func() (bool, string) {
 		var failed int
@@ -141,6 +142,33 @@ func TestFleetOverloadWallOneGate(t *testing.T) {
 		n := f.Count(t, `SELECT count(*) FROM fleet_gates`)
 		return n == 0, fmt.Sprint(n, " open")
 	})
+}
+
+// watchedFromAnotherDaemon: a waiting session of daemon 1 that only a
+// client on daemon 0 watches has its notice follow the fleet's gate there
+// (daemon 1 hears of the watch from daemon 0's ask for its marks): the
+// next check it names moves on as the probes fail.
+func watchedFromAnotherDaemon(t *testing.T, f *Fleet) {
+	t.Helper()
+	c1 := f.Dial(t, 1)
+	lone := Task(t, c1, "/wall watched from daemon 0", nil)
+	ownedBy(t, f, lone.ID, f.D(1))
+	lone.Until(60*time.Second, daemontest.IsNotice)
+	c1.Call("session.unsubscribe", map[string]any{"session_id": lone.ID}) // nobody watches it on daemon 1
+	var snap daemontest.SubscribeResult
+	require.NoError(t, json.Unmarshal(f.Dial(t, 0).Call("session.subscribe", map[string]any{"session_id": lone.ID}), &snap))
+	var was any
+	for _, m := range snap.Messages {
+		if m.Metadata["kind"] == "retry_notice" {
+			was = m.Metadata["retry_at"]
+		}
+	}
+	require.NotNil(t, was, "the snapshot has the notice")
+	fromA := daemontest.Follow(t, f.Dial(t, 0), lone.TaskID, lone.ID, snap.LastSeq)
+	moved := fromA.Until(60*time.Second, func(e daemontest.Event) bool {
+		return daemontest.IsNotice(e) && e.Body().Message.Metadata["retry_at"] != was
+	})
+	t.Logf("daemon 0's watcher saw daemon 1's notice move from %v to %v", was, moved.Body().Message.Metadata["retry_at"])
 }
 
 func sortDur(ds []time.Duration) { sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] }) }
