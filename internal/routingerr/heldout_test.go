@@ -176,3 +176,11 @@ func TestHeldoutTenth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 10, "tenth held-out set")
 }
+
+// TestHeldoutEleventh measures testdata/heldout11: 67 real errors drawn in
+// the hidden set's proportions, collected after heldout10's rules had landed
+// and committed before the classifier saw them (testdata/heldout11/README.md).
+func TestHeldoutEleventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 11, "eleventh held-out set")
+}

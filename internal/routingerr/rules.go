@@ -365,8 +365,35 @@ func laterErrorAfterLine(low string, i int) bool {
 			return false
 		}
 		rest = rest[nl:]
+	} else if d := detailsEnd(rest); d > 0 {
+		rest = rest[d:]
 	}
 	return saysFinal(rest)
+}
+
+// detailsEnd: Codex's TUI draws the status line ("◦ Reconnecting... 1/5 (17s
+// • esc to interrupt)") with the retried error as its details below it: a
+// line that opens with "└ " (after indentation), wrapped on indented lines,
+// at most three lines in all (status_indicator_widget.rs DETAILS_MAX_LINES).
+// Those lines belong to the retry, not a later error. detailsEnd is the
+// offset in s just past them, or 0 when s does not open with them.
+func detailsEnd(s string) int {
+	t := strings.TrimLeft(s, " \t")
+	if !strings.HasPrefix(t, "└ ") {
+		return 0
+	}
+	end := 0
+	for n := 0; n < 3 && end < len(s); n++ {
+		if n > 0 && !strings.HasPrefix(s[end:], "  ") {
+			break
+		}
+		nl := strings.IndexByte(s[end:], '\n')
+		if nl < 0 {
+			return len(s)
+		}
+		end += nl + 1
+	}
+	return end
 }
 
 // saysFinal: s holds an error, or one of the agents' final errors that do not

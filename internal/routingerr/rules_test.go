@@ -199,11 +199,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		},
 	},
 	"codex.reconnecting.v1": {
-		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5")},
+		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5"),
+			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error")},
 		neg: []Evidence{txt("Reconnecting... please wait"), {ExitStatus: "exit status 1", Err: "Reconnecting... 5/5"},
 			txt("Reconnecting... 5/5\nexceeded retry limit, last status: 401 Unauthorized, request id: x"),
 			txt("Reconnecting... 5/5\nunexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"}"),
-			txt("Reconnecting... 5/5\nYou've hit your usage limit. Try again at 3:32 PM.")},
+			txt("Reconnecting... 5/5\nYou've hit your usage limit. Try again at 3:32 PM."),
+			txt("• Reconnecting... 5/5 (40s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway\n■ unexpected status 401 Unauthorized")},
 	},
 	"anthropic.unified_rejected.v1": {
 		pos: []Evidence{status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 1764525600")},
