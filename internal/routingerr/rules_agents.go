@@ -89,10 +89,14 @@ func codexRetryDelay(low string) (time.Duration, bool) {
 	for j < len(rest) && (isDigit(rest[j]) || rest[j] == '/') {
 		j++
 	}
-	if j == 0 || !strings.HasPrefix(rest[j:], " in ") {
+	// "; retrying in 251 ms" (a wrapper's retry without a counter).
+	k := j + len(" in ")
+	if j == 0 && strings.HasPrefix(rest, "in ") {
+		k = len("in ")
+	} else if j == 0 || !strings.HasPrefix(rest[j:], " in ") {
 		return 0, false
 	}
-	d, _, ok := parseHumanDuration(rest[j+len(" in "):])
+	d, _, ok := parseHumanDuration(rest[k:])
 	if !ok || d <= 0 || d > maxHint {
 		return 0, false
 	}
@@ -334,6 +338,15 @@ var sharedRules = []rule{
 	// mid-stream error event (openrouter.ai/docs/api-reference/errors,
 	// "Errors during streaming"); its status is OpenRouter's (502), the
 	// upstream's own code in metadata.raw is not this request's.
+	// OpenRouter's 404 when no provider can serve the request: none
+	// supports what it asks for (tool use, cache control, the requested
+	// output modalities) or the account's data policy allows none; the model
+	// has no provider at all ("No endpoints found for <model>."). Replaying
+	// finds the same providers; the user picks another model or setting.
+	{id: "openrouter.no_endpoints_capability.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"no endpoints found that support", "no endpoints found matching your data policy"}},
+	{id: "openrouter.no_endpoints_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,
+		any: []string{"no endpoints found for "}},
 	{id: "openrouter.mid_stream.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{"mid-stream error:"}},
 	{id: "claude_code.repeated_overload.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,

@@ -355,6 +355,14 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			best = i
 			break
 		}
+		// The Stainless SDKs' debug log (anthropic-sdk-typescript,
+		// openai-node client.ts): "… failed with status 529 in 412ms -
+		// retrying, 2 attempts remaining"; "error; no more retries left" when
+		// none are.
+		if rest, ok := strings.CutPrefix(after, "retrying, "); ok && attemptsRemaining(rest) {
+			best = i
+			break
+		}
 	}
 	// "retry 2/5 after error: …", "[retry 1/3] 503 …": the noun with its
 	// counter; "will retry in 10 seconds": the future, with its delay. Not
@@ -586,4 +594,17 @@ func indentOf(s string) int {
 		n++
 	}
 	return n
+}
+
+// attemptsRemaining: s opens with "<n> attempt(s) remaining", n > 0.
+func attemptsRemaining(s string) bool {
+	j := 0
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j == 0 || s[:j] == "0" {
+		return false
+	}
+	rest := s[j:]
+	return strings.HasPrefix(rest, " attempts remaining") || strings.HasPrefix(rest, " attempt remaining")
 }

@@ -198,6 +198,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("retrying in a moment"),
 		},
 	},
+	"openrouter.no_endpoints_capability.v1": {
+		pos: []Evidence{status(404, "No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/guides/routing/provider-selection")},
+		neg: []Evidence{txt("No endpoints found"), txt("kubectl: no endpoints found in namespace default")},
+	},
+	"openrouter.no_endpoints_model.v1": {
+		pos: []Evidence{txt("No endpoints found for meta-llama/llama-3.3-8b-instruct:free.")},
+		neg: []Evidence{txt("No endpoints found."), txt("endpoints found for the model: 3")},
+	},
 	"codex.reconnecting.v1": {
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5"),
 			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error")},

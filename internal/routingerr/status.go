@@ -49,6 +49,11 @@ var statusMarkers = []string{
 	// GitHub Copilot Chat's failure reasons: "Reason: Server error: 503",
 	// "Reason: Request Failed: 408 {…}".
 	"server error: ", "request failed: ",
+	// The Stainless SDKs' debug log (anthropic-sdk-typescript and openai-node,
+	// client.ts: "[log_…] post <url> failed with status 429 in 179ms -
+	// error; no more retries left"), as Claude Code prints it with
+	// ANTHROPIC_LOG=debug.
+	"failed with status ",
 	// A status in square brackets: @google/generative-ai's fetch error
 	// ("Error fetching from <url>: [503 Service Unavailable] The model is
 	// overloaded.", "[503 ] …" when the status text is empty), and
