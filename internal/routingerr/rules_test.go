@@ -206,6 +206,16 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("No endpoints found for meta-llama/llama-3.3-8b-instruct:free.")},
 		neg: []Evidence{txt("No endpoints found."), txt("endpoints found for the model: 3")},
 	},
+	"agent.own_retry_i18n.v1": {
+		pos: []Evidence{txt("将于 5 秒后重试…（第 1/10 次）"), txt("12 秒後に再試行します… (2/10 回目)"),
+			txt("7초 후 재시도 중… (시도 2/10)"), txt("Nouvelle tentative dans 30 secondes… (tentative 4/10)")},
+		neg: []Evidence{txt("秒后重试"), txt("请稍后重试"), txt("将于 5 秒后重试…（第 10/10 次）\n[API Error: 401 invalid access token or token expired]"),
+			{ExitStatus: "exit status 1", Err: "将于 5 秒后重试…（第 1/10 次）"}, txt("nouvelle tentative dans la soirée")},
+	},
+	"qwen.rate_limit_error_i18n.v1": {
+		pos: []Evidence{txt("触发限流：429 Too Many Requests"), txt("속도 제한 오류: 429 Too Many Requests")},
+		neg: []Evidence{txt("触发限流"), txt("속도 제한 오류 없음")},
+	},
 	"codex.reconnecting.v1": {
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5"),
 			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error")},

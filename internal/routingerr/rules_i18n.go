@@ -1,0 +1,110 @@
+package routingerr
+
+import (
+	"strings"
+	"time"
+)
+
+// Localised wordings of the agents' own retry and rate-limit lines. Qwen Code
+// translates its retry countdown and the reason above it
+// (packages/cli/src/i18n/locales/*.js, "Retry / Rate Limit": "Retrying in
+// {{seconds}} seconds… (attempt {{attempt}}/{{maxRetries}})" and "Rate limit
+// error: {{reason}}"); a user whose UI is in Chinese, Japanese, Korean or
+// French pastes those words. A countdown is the agent still retrying, as its
+// English line is.
+
+// i18nRetry is one translation of the countdown: the words that follow the
+// number of seconds (the CJK wordings) or precede it (French).
+type i18nRetry struct {
+	w      string
+	before bool // the number comes before w
+}
+
+var i18nRetries = []i18nRetry{
+	{"秒后重试", true},                      // zh: 将于 {{seconds}} 秒后重试…（第 a/m 次）
+	{"秒後重試", true},                      // zh-TW: 將於 {{seconds}} 秒後重試…（第 a/m 次）
+	{"秒後に再試行", true},                    // ja: {{seconds}} 秒後に再試行します… (a/m 回目)
+	{"초 후 재시도", true},                   // ko: {{seconds}}초 후 재시도 중… (시도 a/m)
+	{"nouvelle tentative dans ", false}, // fr: Nouvelle tentative dans {{seconds}} secondes… (tentative a/m)
+}
+
+var i18nRetryWords = func() []string {
+	ws := make([]string, len(i18nRetries))
+	for i, r := range i18nRetries {
+		ws[i] = r.w
+	}
+	return ws
+}()
+
+var i18nRules = []rule{
+	{id: "agent.own_retry_i18n.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
+		gate:  i18nRetryWords,
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i, _ := i18nRetryAt(s)
+			return i
+		},
+		hint: func(s *scan, c Classification) Classification {
+			if _, d := i18nRetryAt(s); d > 0 && d <= maxHint {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
+	// Qwen Code's "Rate limit error: {{reason}}" translated: the reason is a
+	// rate limit; what it says (a quota, a plan) is read by the rules before.
+	{id: "qwen.rate_limit_error_i18n.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
+		any: []string{"触发限流：", "觸發速率限制：", "속도 제한 오류:"}},
+}
+
+// i18nRetryAt is the last translated countdown with its seconds, the retry
+// still under way (no later final error): its offset and delay, or -1.
+func i18nRetryAt(s *scan) (int, time.Duration) {
+	for _, r := range i18nRetries {
+		i := s.index(r.w, true)
+		if i < 0 || s.retriesOver(i) {
+			continue
+		}
+		var n int
+		var ok bool
+		if r.before {
+			n, ok = secondsBefore(s.low[:i])
+		} else {
+			n, ok = secondsAfter(s.low[i+len(r.w):])
+		}
+		if !ok {
+			continue
+		}
+		return i, time.Duration(n) * time.Second
+	}
+	return -1, 0
+}
+
+// secondsBefore reads the whole number that ends s, after at most one blank.
+func secondsBefore(s string) (int, bool) {
+	s = strings.TrimSuffix(s, " ")
+	j := len(s)
+	for j > 0 && isDigit(s[j-1]) && len(s)-j < 6 {
+		j--
+	}
+	if j == len(s) {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(s[j:]) {
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// secondsAfter reads "<n> seconde(s)" at the start of s.
+func secondsAfter(s string) (int, bool) {
+	j, n := 0, 0
+	for j < len(s) && j < 6 && isDigit(s[j]) {
+		n = n*10 + int(s[j]-'0')
+		j++
+	}
+	if j == 0 || !strings.HasPrefix(s[j:], " seconde") {
+		return 0, false
+	}
+	return n, true
+}
