@@ -50,6 +50,16 @@ var i18nRules = []rule{
 			}
 			return c
 		}},
+	// Gemini CLI's own errors in its Chinese UI (packages/cli/src/i18n/
+	// locales/zh/errors.json, the translation of en/errors.json): "您已达到每日
+	// 配额限制。" and "您已达到每日 {{currentModel}} 配额限制。" (quota.
+	// dailyQuotaReached, modelQuotaReached: "You have reached your daily …
+	// quota limit") are the day's quota; "请求已取消。" (api.requestCancelled)
+	// is the turn cancelled.
+	{id: "gemini.daily_quota_i18n.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
+		any: []string{"您已达到每日"}},
+	{id: "gemini.request_cancelled_i18n.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 0.9,
+		any: []string{"请求已取消"}},
 	// Qwen Code's "Rate limit error: {{reason}}" translated: the reason is a
 	// rate limit; what it says (a quota, a plan) is read by the rules before.
 	{id: "qwen.rate_limit_error_i18n.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,

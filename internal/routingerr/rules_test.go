@@ -216,6 +216,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("触发限流：429 Too Many Requests"), txt("속도 제한 오류: 429 Too Many Requests")},
 		neg: []Evidence{txt("触发限流"), txt("속도 제한 오류 없음")},
 	},
+	"gemini.daily_quota_i18n.v1": {
+		pos: []Evidence{txt("您已达到每日配额限制。")},
+		neg: []Evidence{txt("您已达到"), txt("每日配额")},
+	},
+	"gemini.request_cancelled_i18n.v1": {
+		pos: []Evidence{txt("[API 错误: 请求已取消。]")},
+		neg: []Evidence{txt("请求已发送"), txt("已取消订阅")},
+	},
 	"codex.reconnecting.v1": {
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5"),
 			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error")},

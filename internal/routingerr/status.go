@@ -54,6 +54,10 @@ var statusMarkers = []string{
 	// error; no more retries left"), as Claude Code prints it with
 	// ANTHROPIC_LOG=debug.
 	"failed with status ",
+	// Gemini CLI's Chinese UI (locales/zh/errors.json api.prefix and
+	// prefixWithStatus): "[API 错误: {{message}}]", "[API 错误: {{message}}
+	// (状态: {{status}})]".
+	"api 错误: ", "(状态: ",
 	// A status in square brackets: @google/generative-ai's fetch error
 	// ("Error fetching from <url>: [503 Service Unavailable] The model is
 	// overloaded.", "[503 ] …" when the status text is empty), and
