@@ -224,6 +224,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("[API 错误: 请求已取消。]")},
 		neg: []Evidence{txt("请求已发送"), txt("已取消订阅")},
 	},
+	"volcengine.account_overdue.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"AccountOverdueError","message":"The request failed because your account has an overdue balance."}}`)},
+		neg: []Evidence{txt("overdue task reminder"), txt("account balance: 12.00")},
+	},
+	"volcengine.model_not_open.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"ModelNotOpen","message":"Your account 1 has not activated the model m."}}`)},
+		neg: []Evidence{txt("model is open for business"), txt("the model was activated")},
+	},
 	"codex.reconnecting.v1": {
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5"),
 			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error")},
