@@ -232,6 +232,22 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"error":{"code":"ModelNotOpen","message":"Your account 1 has not activated the model m."}}`)},
 		neg: []Evidence{txt("model is open for business"), txt("the model was activated")},
 	},
+	"baidu.qps_limit.v1": {
+		pos: []Evidence{txt(`{"error_code": 18, "error_msg": "Open api qps request limit reached"}`), status(429, `{"code":"RATE_LIMIT_TOTAL_QPS"}`)},
+		neg: []Evidence{txt("qps request limit is 10"), txt("rate_limit settings: total qps 20")},
+	},
+	"baidu.daily_quota.v1": {
+		pos: []Evidence{txt(`{"code":"QUOTA_USER_DAILY_REQUEST","message":"Daily request quota per user for AI Search exceeded"}`)},
+		neg: []Evidence{txt("quota_user_monthly"), txt("user daily request")},
+	},
+	"baidu.free_quota_used.v1": {
+		pos: []Evidence{status(429, `{"code":"QUOTA_USER_DAILY_FREE","message":"Daily free quota per user for AI Search exceeded"}`)},
+		neg: []Evidence{txt("quota_user_daily"), txt("free quota remaining: 100")},
+	},
+	"baidu.input_too_long.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"tokens_too_long","message":"Prompt tokens too long"}}`)},
+		neg: []Evidence{txt("tokens_too_long_threshold = 5"), txt("characters too long for the label")},
+	},
 	"codex.reconnecting.v1": {
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5"),
 			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error")},
