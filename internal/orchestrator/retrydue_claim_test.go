@@ -64,6 +64,18 @@ func withCountAgents(a *countAgents) harnessOpt {
 // between the published start and the claim.
 func startedDue(t *testing.T, h *harness, prompt string) (TaskView, *feed, *Subscription, dueStart) {
 	t.Helper()
+	v, f, tasks, rt := parkedFirst(t, h, prompt)
+	rt.mu.Lock()
+	d, ok := h.svc.startDueLocked(rt, dueItem{sid: rt.sess.ID, p: rt.retry, woke: h.clock.Now()})
+	rt.mu.Unlock()
+	require.True(t, ok, "the retry starts")
+	return v, f, tasks, d
+}
+
+// parkedFirst parks a first failure, its retry due in 5s, with a task feed
+// from before it.
+func parkedFirst(t *testing.T, h *harness, prompt string) (TaskView, *feed, *Subscription, *sessionRT) {
+	t.Helper()
 	trap := h.clock.Trap().AfterFunc("retry")
 	defer trap.Close()
 	tasks := h.svc.SubscribeTasks(1024)
@@ -73,12 +85,9 @@ func startedDue(t *testing.T, h *harness, prompt string) (TaskView, *feed, *Subs
 	rt := h.svc.loaded(v.Sessions[0].ID)
 	require.NotNil(t, rt)
 	rt.mu.Lock()
-	p := rt.retry
-	require.NotNil(t, p)
-	d, ok := h.svc.startDueLocked(rt, dueItem{sid: rt.sess.ID, p: p, woke: h.clock.Now()})
-	rt.mu.Unlock()
-	require.True(t, ok, "the retry starts")
-	return v, f, tasks, d
+	defer rt.mu.Unlock()
+	require.NotNil(t, rt.retry)
+	return v, f, tasks, rt
 }
 
 // untilTaskState reads task.updated until the task's session shows state.
@@ -350,14 +359,7 @@ func TestDueFreshRetryRefusedBeforeItRanKeepsTheAgent(t *testing.T) {
 // turn: the test decides what comes in between.
 func markedDue(t *testing.T, h *harness, prompt string) (TaskView, *feed, *Subscription, dueMark) {
 	t.Helper()
-	trap := h.clock.Trap().AfterFunc("retry")
-	defer trap.Close()
-	tasks := h.svc.SubscribeTasks(1024)
-	t.Cleanup(tasks.Close)
-	v, f := h.create(prompt, nil)
-	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
-	rt := h.svc.loaded(v.Sessions[0].ID)
-	require.NotNil(t, rt)
+	v, f, tasks, rt := parkedFirst(t, h, prompt)
 	rt.mu.Lock()
 	p, ok := h.svc.markDueLocked(rt, dueItem{sid: rt.sess.ID, p: rt.retry, woke: h.clock.Now()})
 	rt.mu.Unlock()
