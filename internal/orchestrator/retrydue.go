@@ -4,10 +4,13 @@ package orchestrator
 // claimed in one transaction per tick), and each one's start is published
 // at its due time, not after the claims of all those due with it.
 //
-// A retry timer's callback, and an overload gate's or a usage window's
-// release of a session, start the retry at once (startDueLocked): its
-// attempt becomes the session's turn and the clients are told it is
-// STARTING (task.updated, from memory). Its durable claim —
+// The retry timers' callback (duetimers.go: every retry then due, in one
+// call), and an overload gate's or a usage window's release of a session,
+// start the retry at once: first every one due is marked dispatching and
+// its clients are told it is STARTING (markDueLocked; task.updated, from
+// memory), then each one's attempt becomes its session's turn
+// (startMarkedLocked), unless a cancel, stop or prompt took the retry in
+// between. Its durable claim —
 // session.turn.started with the claim, and STARTING — is queued: a
 // callback of the burst drains the queue, up to maxDueRound claims (one atomic batch per session) in one
 // store call (AppendEvents: one transaction), its agent starting
