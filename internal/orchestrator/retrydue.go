@@ -188,18 +188,6 @@ func (s *Service) markDue(due []dueItem) []dueMark {
 	return marked
 }
 
-// startDueLocked starts a due retry that may go: its turn, published as
-// STARTING, its prompt held until claimed. false:
-// nothing started (superseded, held back by its gate or usage window, or
-// the service closing).
-func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
-	p, ok := s.markDueLocked(rt, it)
-	if !ok {
-		return dueStart{}, false
-	}
-	return s.startMarkedLocked(rt, p)
-}
-
 // dueMark is a due retry told it starts, its turn not yet built.
 type dueMark struct {
 	rt *sessionRT
@@ -283,7 +271,7 @@ func (s *Service) claimRound(round []dueStart) {
 			continue
 		}
 		// The attempt runs from here, its agent starting while the claim
-		// commits: not from startDueLocked, where a goroutine's start for
+		// commits: not from startMarkedLocked, where a goroutine's start for
 		// each of thousands due at once came before the next one's news.
 		t := d.t
 		if !s.goTurn(func() { s.runTurn(rt, t) }) {

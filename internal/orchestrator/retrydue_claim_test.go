@@ -59,6 +59,17 @@ func withCountAgents(a *countAgents) harnessOpt {
 	return func(c *Config) { a.Agents = c.Agents; c.Agents = a }
 }
 
+// startDueLocked starts a due retry as a burst's two passes do (mark, then
+// build): its turn, published as STARTING, its prompt held until claimed.
+// false: nothing started.
+func (s *Service) startDueLocked(rt *sessionRT, it dueItem) (dueStart, bool) {
+	p, ok := s.markDueLocked(rt, it)
+	if !ok {
+		return dueStart{}, false
+	}
+	return s.startMarkedLocked(rt, p)
+}
+
 // startedDue parks a first failure and starts its retry as its timer's
 // callback would, without claiming it: the test decides what comes
 // between the published start and the claim.
