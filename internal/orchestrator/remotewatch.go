@@ -37,6 +37,11 @@ func (s *Service) watchedRemotelyLocked(rt *sessionRT) bool {
 func (s *Service) keepRemoteWatch(src RemoteSessions, sub *Subscription, sessionID string) {
 	s.goTurn(func() {
 		for {
+			select {
+			case <-sub.Done(): // ended while its timer fired: nobody watches any more
+				return
+			default:
+			}
 			ctx, cancel := context.WithTimeout(s.ctx, marksTimeout)
 			_ = src.Marks(ctx, []string{sessionID}) // best effort: an owner that does not answer keeps its notice as written
 			cancel()

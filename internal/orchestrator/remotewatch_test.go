@@ -106,6 +106,9 @@ func TestARemoteSubscriptionTellsTheOwnerWhileItLasts(t *testing.T) {
 	trap.MustWait(h.ctx).MustRelease(h.ctx)
 	require.Equal(t, 2, r.asked(), "told again before the owner forgets")
 	sub.Close()
-	h.stop() // the watch's goroutine has ended with the subscription
-	assert.Equal(t, 2, r.asked())
+	trap.Close()
+	h.clock.Advance(remoteWatchRenew).MustWait(h.ctx) // its next renewal's time
+	assert.Never(t, func() bool { return r.asked() > 2 }, 100*time.Millisecond, time.Millisecond,
+		"not told again once the subscription ended")
+	h.stop()
 }
