@@ -1,5 +1,10 @@
 package routingerr
 
+import (
+	"strings"
+	"time"
+)
+
 // OpenAI API bodies and the Codex CLI.
 var openaiRules = []rule{
 	// "Reconnecting... 4/5 (21s • esc to interrupt)": Codex is retrying its
@@ -27,10 +32,46 @@ var openaiRules = []rule{
 		},
 		hint: func(_ *scan, c Classification) Classification { return c }},
 
+	// A wrapper's own retry around the OpenAI and Azure OpenAI SDKs:
+	// microsoft/gpt-review logs "Call to GPT failed due to rate limit, retry
+	// attempt 1 of 5" (earlier "retry attempt: 1") and "Waiting for 20
+	// seconds before retrying."; Azure's computer-use sample prints "Rate
+	// limit exceeded. Waiting for 10 seconds.". The request is still being
+	// retried, so in progress with the wait as the hint, unless a final
+	// error follows. "Timed out waiting for 60000 ms" is not a wait: the
+	// line must say it retries or that it was rate-limited.
+	{id: "wrapper.retry_wait.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
+		gate:  []string{"retry attempt", "waiting "},
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			if i := wrapperRetryAttempt(s.low); i >= 0 && !s.retriesOver(i) {
+				return i
+			}
+			if i, _ := wrapperWait(s.low); i >= 0 && !s.retriesOver(i) {
+				return i
+			}
+			return -1
+		},
+		hint: func(s *scan, c Classification) Classification {
+			if _, d := wrapperWait(s.low); d > 0 {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
+
 	// xAI's per-team limits: "Too many tokens for team … and model grok-4.
 	// Your team's rate limit is — Tokens per Minute (actual/limit): …".
 	{id: "xai.team_rate_limit.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
 		any: []string{"your team's rate limit is", "too many tokens for team", "too many requests for team"}},
+
+	// Codex's cyber_policy refusal (codex-rs CodexErrorInfo::CyberPolicy):
+	// the TUI's "ⓘ This chat was flagged for possible cybersecurity risk",
+	// the API's "This content was flagged for possible cybersecurity
+	// risk. …" with code cyber_policy. The same prompt is refused again.
+	// The warning "multiple flags for possible cybersecurity risk" is not a
+	// failure and says "flags".
+	{id: "codex.cyber_policy.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"flagged for possible cybersecurity risk", "cyber_policy"}},
 
 	// ChatGPT-plan limits: {"type":"usage_limit_reached","resets_at":…}.
 	{id: "openai.usage_limit_reached.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
@@ -83,6 +124,35 @@ var openaiRules = []rule{
 	{id: "openai.rate_limit_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.95,
 		any: []string{"rate_limit_exceeded", "rate limit reached for"}},
 
+	// LiteLLM's router when every deployment of the model group is cooling
+	// down (router.py; docs/proxy: "No deployments available for selected
+	// model, Try again in 60 seconds. Passed model=…"): the wait is its
+	// cooldown, then the group is tried again.
+	{id: "litellm.no_deployments.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		any: []string{"no deployments available for selected model", "no healthy deployment available"}},
+
+	// Azure AI services' 401 for a wrong key or endpoint: "Access denied due
+	// to invalid subscription key or wrong API endpoint. Make sure to
+	// provide a valid key for an active subscription …" is the key, not a
+	// permission.
+	{id: "azure.invalid_subscription_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"invalid subscription key or wrong api endpoint"}},
+
+	// Cloudflare's challenge page ("<title>Just a moment...</title>") in
+	// front of chatgpt.com: no client without a browser passes it, so
+	// replaying the request meets it again; a proxy, VPN or network is the
+	// fix. Its /cdn-cgi/challenge-platform/ path alone is no page: a
+	// request to it can time out like any other.
+	{id: "codex.cloudflare_challenge.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"<title>just a moment...</title>"}},
+
+	// A relay's idle deadline on the upstream body ("upstream response idle
+	// timeout", switch-a's ErrReadTimeout and ErrSSEIdleTimeout "upstream
+	// SSE idle timeout", codex-switch's response_stream_error): the stream
+	// stalled and was cut; a new request may go through.
+	{id: "relay.upstream_idle_timeout.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"upstream response idle timeout", "upstream sse idle timeout"}},
+
 	{id: "codex.stream_disconnected.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.9,
 		any: []string{"stream disconnected before completion"}},
 
@@ -93,3 +163,43 @@ var openaiRules = []rule{
 }
 
 var openaiOverloadWords = []string{"engine is currently overloaded", "server is overloaded", "servers are currently overloaded", "server_is_overloaded"}
+
+// wrapperRetryAttempt is the offset of a wrapper's "retry attempt N" (or
+// "retry attempt: N") on a line that says the call failed or was
+// rate-limited, the last one in low; -1 when there is none.
+func wrapperRetryAttempt(low string) int {
+	i := strings.LastIndex(low, "retry attempt")
+	if i < 0 {
+		return -1
+	}
+	rest := strings.TrimLeft(low[i+len("retry attempt"):], ": ")
+	if rest == "" || !isDigit(rest[0]) {
+		return -1
+	}
+	line := low[strings.LastIndexByte(low[:i], '\n')+1 : i]
+	if !strings.Contains(line, "fail") && !strings.Contains(line, "rate limit") {
+		return -1
+	}
+	return i
+}
+
+// wrapperWait reads a wrapper's "Waiting for 20 seconds before retrying",
+// "Waiting 20s before retrying" or "Rate limit exceeded. Waiting for 10
+// seconds.", the last one in low: its offset and the wait, or -1 when there
+// is none.
+func wrapperWait(low string) (int, time.Duration) {
+	i := strings.LastIndex(low, "waiting ")
+	if i < 0 {
+		return -1, 0
+	}
+	rest := strings.TrimPrefix(low[i+len("waiting "):], "for ")
+	d, n, ok := parseHumanDuration(rest)
+	if !ok || d <= 0 || d > maxHint {
+		return -1, 0
+	}
+	line := low[strings.LastIndexByte(low[:i], '\n')+1 : i]
+	if !strings.HasPrefix(rest[n:], " before retr") && !strings.Contains(line, "rate limit") {
+		return -1, 0
+	}
+	return i, d
+}

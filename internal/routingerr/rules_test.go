@@ -836,6 +836,34 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`OpenRouter Mid-Stream Error: {"message":"Upstream error","code":502}`)},
 		neg: []Evidence{txt("mid-stream errors are retried")},
 	},
+	"wrapper.retry_wait.v1": {
+		pos: []Evidence{txt("Rate limit hit. Waiting 30 seconds before retrying...")},
+		neg: []Evidence{txt("kotlinx.coroutines.TimeoutCancellationException: Timed out waiting for 60000 ms"),
+			txt("net/http: request canceled while waiting for connection"),
+			txt("Call to GPT failed due to rate limit, retry attempt 1 of 5\nRateLimitError: Retry limit exceeded"),
+			txt("set the retry attempt count to 3 in config.toml")},
+	},
+	"litellm.no_deployments.v1": {
+		pos: []Evidence{txt("litellm.RateLimitError: No deployments available for selected model, Try again in 5 seconds. Passed model=gpt-4o")},
+		neg: []Evidence{txt("3 deployments available for the selected model group")},
+	},
+	"azure.invalid_subscription_key.v1": {
+		pos: []Evidence{txt("Access denied due to invalid subscription key or wrong API endpoint.")},
+		neg: []Evidence{txt("Access denied due to Virtual Network/Firewall rules.")},
+	},
+	"codex.cyber_policy.v1": {
+		pos: []Evidence{txt("This request has been flagged for possible cybersecurity risk.")},
+		neg: []Evidence{txt("⚠ Your conversations have multiple flags for possible cybersecurity risk. Responses may take longer because extra safety checks are on.")},
+	},
+	"codex.cloudflare_challenge.v1": {
+		pos: []Evidence{txt("unexpected status 403 Forbidden: <html><head><title>Just a moment...</title></head>")},
+		neg: []Evidence{txt(`{"error":"Post \"https://chat.openai.com/cdn-cgi/challenge-platform/h/b/jsd/r/df7c\": net/http: TLS handshake timeout"}`),
+			txt("just a moment... reconnecting")},
+	},
+	"relay.upstream_idle_timeout.v1": {
+		pos: []Evidence{txt("Error: upstream response idle timeout after 5m0s: context deadline exceeded")},
+		neg: []Evidence{txt("idle timeout for upstream responses is 600s")},
+	},
 }
 
 func TestEveryRuleHasFixtures(t *testing.T) {
