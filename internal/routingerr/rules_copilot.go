@@ -45,12 +45,41 @@ var copilotRules = []rule{
 			}
 			return c
 		}},
+	// The Copilot API's own 429 as the Copilot CLI and coding agent print
+	// it: "Sorry, you've hit a rate limit that restricts the number of
+	// Copilot model requests you can make within a specific time period.
+	// Please try again in 2 hours." A wait of more than an hour is a
+	// window to wait out (the reset from the text); a shorter one is a rate
+	// limit, read by the rate-limit rules with its "try again in".
+	{id: "copilot.capi_rate_limit_long.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		gate:  []string{"restricts the number of copilot model requests"},
+		check: "the wait it states is longer than an hour",
+		match: func(s *scan) int {
+			if i, d := copilotTryAgainIn(s.low); i >= 0 && d > copilotQuotaWait {
+				return i
+			}
+			return -1
+		},
+		hint: func(s *scan, c Classification) Classification {
+			if _, d := copilotTryAgainIn(s.low); d > 0 && !s.now.IsZero() {
+				c.ResetAt = new(s.now.Add(d).UTC().Truncate(time.Second))
+			}
+			return c
+		}},
 	// "You've reached your monthly chat messages quota.", "You've exhausted
 	// your premium model quota.", and the Copilot API's own code shown as
 	// "Quota Exceeded\n\nServer Error: …\nError Code: quota_exceeded".
 	{id: "copilot.quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		any: []string{"monthly chat messages", "exhausted your premium model quota", "error code: quota_exceeded",
 			"error code: free_quota_exceeded"}},
+	// The Copilot API's 413 as Copilot Chat ("Reason: Request Failed: 413
+	// Request Entity Too Large") and the Copilot CLI/SDK ("Model call
+	// failed: \"413 413 Request Entity Too Large\"") report it: the prompt
+	// with its context is over what the API takes; the same request fails
+	// again.
+	{id: "copilot.request_too_large.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
+		gate: []string{"request failed: 413", "model call failed", "githubcopilot.com"},
+		any:  []string{"request entity too large"}},
 	// overage_limit_reached: "You cannot accrue additional premium requests
 	// at this time. Please contact GitHub Support …".
 	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
@@ -65,8 +94,26 @@ func copilotWaitFor(s *scan) (time.Duration, bool) {
 	}
 	rest := s.low[i+len(kwPleaseWait.w):]
 	d, n, ok := parseHumanDuration(rest)
-	if !ok || d <= 0 || !strings.HasPrefix(rest[n:], " before") {
+	// Copilot Chat 0.24 wrote "… Please wait 9 hours 23 minutes and try
+	// again!" (vscode-copilot-release#5236); later "… before trying again."
+	if !ok || d <= 0 || !strings.HasPrefix(rest[n:], " before") && !strings.HasPrefix(rest[n:], " and try again") {
 		return 0, false
 	}
 	return clampHint(d)
+}
+
+// copilotTryAgainIn reads the Copilot API's "Please try again in 2 hours"
+// (the text may wrap inside it): its offset and the wait, or -1.
+func copilotTryAgainIn(low string) (int, time.Duration) {
+	const k = "please try again in "
+	i := strings.LastIndex(low, k)
+	if i < 0 {
+		return -1, 0
+	}
+	rest := strings.Join(strings.Fields(low[i+len(k):min(len(low), i+len(k)+80)]), " ")
+	d, _, ok := parseHumanDuration(rest)
+	if !ok || d <= 0 {
+		return -1, 0
+	}
+	return i, d
 }

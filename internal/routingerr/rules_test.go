@@ -864,6 +864,16 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: upstream response idle timeout after 5m0s: context deadline exceeded")},
 		neg: []Evidence{txt("idle timeout for upstream responses is 600s")},
 	},
+	"copilot.capi_rate_limit_long.v1": {
+		pos: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 3 hours.")},
+		neg: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 5 seconds."),
+			txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period.")},
+	},
+	"copilot.request_too_large.v1": {
+		pos: []Evidence{txt(`[error] Request Failed: 413 {"statusCode":413,"message":"request entity too large"}`)},
+		neg: []Evidence{txt("<html><head><title>413 Request Entity Too Large</title></head><body><center>nginx</center></body></html>"),
+			txt(`Request Failed: 400 {"error":{"message":"The requested model is not supported."}}`)},
+	},
 }
 
 func TestEveryRuleHasFixtures(t *testing.T) {
