@@ -367,8 +367,83 @@ func laterErrorAfterLine(low string, i int) bool {
 		rest = rest[nl:]
 	} else if d := detailsEnd(rest); d > 0 {
 		rest = rest[d:]
+	} else if d := loggedErrorEnd(low[i:nl], rest); d > 0 {
+		rest = rest[d:]
 	}
 	return saysFinal(rest)
+}
+
+// loggedErrorEnd: Gemini CLI and Qwen Code log a retry as
+// debugLogger.warn(`Attempt 2 failed with status 429. Retrying with
+// backoff...`, error) (retry.ts logRetryAttempt): the error object follows
+// the message, on the next lines when Node prints it over several
+// ("ApiError: {\n  \"error\": {…}\n}", then its stack). That object is the
+// error being retried, not a later one. loggedErrorEnd is the offset in rest
+// just past it (its JSON value, its "at …" frames and the properties after
+// them), or 0 when line does not end that way or rest does not open with an
+// error object that has a body or a stack (a one-line "Error: …" is a
+// message of its own, a later error).
+func loggedErrorEnd(line, rest string) int {
+	if !strings.HasSuffix(strings.TrimRight(line, " \t\r"), "retrying with backoff...") {
+		return 0
+	}
+	t := strings.TrimLeft(rest, " \t\r\n")
+	off := len(rest) - len(t)
+	j := 0
+	for j < len(t) && (isLetter(t[j]) || isDigit(t[j]) || t[j] == '_' || t[j] == '$' || t[j] == '.') {
+		j++
+	}
+	if j >= len(t) || t[j] != ':' || !strings.HasSuffix(t[:j], "error") {
+		return 0
+	}
+	k := j + 1
+	for k < len(t) && isBlank(t[k]) {
+		k++
+	}
+	body := k < len(t) && (t[k] == '{' || t[k] == '[')
+	if body {
+		depth := 0
+	value:
+		for ; k < len(t); k++ {
+			switch t[k] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					k++
+					break value
+				}
+			}
+		}
+	}
+	// Then its stack frames, and the properties Node prints in braces after
+	// the last one ("    at … {\n  [cause]: Error: read ECONNRESET …\n}").
+	depth := 0
+	for {
+		nl := strings.IndexByte(t[k:], '\n')
+		if nl < 0 {
+			if !body {
+				return 0
+			}
+			return len(rest)
+		}
+		for _, c := range []byte(t[k : k+nl]) {
+			switch c {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth = max(depth-1, 0)
+			}
+		}
+		k += nl + 1
+		if depth == 0 && !strings.HasPrefix(strings.TrimLeft(t[k:], " \t"), "at ") {
+			if !body {
+				return 0
+			}
+			return off + k
+		}
+		body = true
+	}
 }
 
 // detailsEnd: Codex's TUI draws the status line ("◦ Reconnecting... 1/5 (17s

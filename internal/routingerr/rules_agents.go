@@ -106,8 +106,10 @@ func codexRetryDelay(low string) (time.Duration, bool) {
 // quotaWords introduce the quota family: a per-minute rate, a daily or plan
 // quota, or no credits at all. The structured detail (quota ids, ErrorInfo
 // reasons, RetryInfo) decides which; see the rules below, tried in order.
+// google.rpc.QuotaFailure names the violated quota by its id even where the
+// status around it is cut off or printed as a Python dict.
 var quotaWords = []string{"exceeded your current quota", "resource_exhausted", "resource has been exhausted",
-	"quota exceeded", "quota_exhausted", "exhausted your capacity", "quota metric"}
+	"quota exceeded", "quota_exhausted", "exhausted your capacity", "quota metric", "google.rpc.quotafailure"}
 
 var (
 	// Moonshot's "request reached organization TPD rate limit" and Groq's
@@ -226,9 +228,12 @@ var quotaRules = []rule{
 			"insufficient balance", "exceeded_current_quota", "requires more credits", "out of credits", "run out of credit",
 			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits", "余额不足"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
-	// quota).") is Gemini's per-minute limit or Vertex's shared capacity.
+	// quota).") is Gemini's per-minute limit or Vertex's shared capacity;
+	// so is google-api-core's ResourceExhausted, which prints as "429
+	// <message>" after its class name (exceptions.py: code 429, __str__
+	// "{code} {message}") when no quota id says more.
 	{id: "google.resource_exhausted_bare.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
-		any: []string{"resource has been exhausted"}},
+		any: []string{"resource has been exhausted", "resourceexhausted: 429"}},
 }
 
 var sharedRules = []rule{

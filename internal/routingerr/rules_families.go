@@ -60,7 +60,10 @@ var (
 	// tokens, which is not enough", "the request exceeds the available
 	// context size". A rate or quota word on the line makes it a rate limit.
 	contextNouns = []string{"context length", "context window", "context size", "context limit", "n_ctx",
-		"maximum context", "max context", "configured limit of"}
+		"maximum context", "max context", "configured limit of",
+		// Copilot's "prompt token count of 74490 exceeds the limit of
+		// 72000", whatever wraps the line before "token".
+		"token count of"}
 	contextVerbs = []string{"exceed", "overflow", "longer than", "greater than", "larger than", "more than",
 		"too long", "too large", ">=", "not enough", "larger context", "shorter input"}
 	contextStops = []string{"rate limit", "rate_limit", "per minute", "per_minute", "per day", "per_day", "quota",
@@ -334,7 +337,11 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			best, delay = i, d
 			break
 		}
-		if strings.HasPrefix(after, "retrying after backoff") || strings.HasPrefix(after, "retrying with backoff") {
+		// The Stainless Python SDKs' (openai, anthropic) retry log,
+		// _base_client.py: "Retrying request to %s in %f seconds" — its
+		// delay may be out of reach behind a long or mangled URL.
+		if strings.HasPrefix(after, "retrying after backoff") || strings.HasPrefix(after, "retrying with backoff") ||
+			strings.HasPrefix(after, "retrying request to ") {
 			best = i
 			break
 		}

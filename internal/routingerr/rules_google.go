@@ -10,6 +10,27 @@ var googleRules = []rule{
 		any: []string{"not available in your country", "user location is not supported"}},
 	{id: "vertex.publisher_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
 		any: []string{"not allowed to use publisher model", "is not found for api version"}},
+	// Gemini CLI's sign-in (packages/core/src/code_assist/setup.ts,
+	// oauth2.ts; packages/cli/src/core/auth.ts): until someone signs in no
+	// turn can start, whatever the cause. setup.ts's own errors say what to
+	// fix: the account's tier (IneligibleTierError, whose message is the
+	// server's reasons, "Your current account is not eligible for Gemini
+	// Code Assist for individuals …"), the project it needs
+	// (ProjectIdRequiredError, InvalidNumericProjectIdError).
+	{id: "gemini.ineligible_tier.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
+		any: []string{"ineligibletiererror", "not eligible for gemini code assist"}},
+	{id: "gemini.project_required.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
+		any: []string{"requires setting the google_cloud_project", "invalid google cloud project id"}},
+	// The rest of a failed sign-in: auth.ts's "Failed to sign in. Message:
+	// <cause>" ("Failed to login. Message:" before it was renamed),
+	// oauth2.ts's token exchange and device-code failures, gemini.tsx's
+	// "Error authenticating: <error>", and Google's own page when the
+	// account may not use the product ("… did not complete successfully and
+	// is not authorized to access your account").
+	{id: "gemini.sign_in_failed.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"failed to sign in. message:", "failed to login. message:", "error authenticating:",
+			"failed to exchange authorization code for tokens", "failed to authenticate with user code",
+			"fatalauthenticationerror", "is not authorized to access your account", "not yet authorized to access your account"}},
 	{id: "gemini.permission_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{`"status":"permission_denied"`, `"status": "permission_denied"`}},
 

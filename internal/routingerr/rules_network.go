@@ -6,6 +6,15 @@ import "strings"
 // happen before or during a response, never because of its content, so a
 // retry (resuming the agent session) is safe.
 var networkRules = []rule{
+	// HTTP/2 error codes a peer sends when it will not serve the request as
+	// made (RFC 9113 §7: HTTP_1_1_REQUIRED, INADEQUATE_SECURITY; Go's
+	// "stream error: stream ID 5; HTTP_1_1_REQUIRED; received from peer",
+	// nghttp2's NGHTTP2_HTTP_1_1_REQUIRED in Node): the same request meets
+	// the same refusal, so the client or the proxy in between must change
+	// (turn HTTP/2 off, fix TLS). Before the stream-cut rule that reads
+	// "stream error".
+	{id: "http2.refused_protocol.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"http_1_1_required", "inadequate_security"}},
 	{id: "python.peer_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"peer closed connection", "incomplete chunked read", "server disconnected without sending a response",
 			"remoteprotocolerror", "remotedisconnected"}},
@@ -251,16 +260,23 @@ var transportLostRules = []rule{
 	// Proxies in front of a provider (Envoy, nginx): the upstream is away.
 	{id: "proxy.upstream.v1", band: bandTransport, code: "unavailable", class: ClassTransient, conf: 0.75,
 		any: []string{"upstream connect error", "no healthy upstream", "upstream request timeout"}},
-	// Go's bare EOF on a request: `Post "https://…": EOF`.
+	// Go's bare EOF on a request: `Post "https://…": EOF` (url.Error since
+	// Go 1.14), `Post https://…: EOF` before it quoted the URL.
 	{id: "go.eof.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
-		gate: []string{`": eof`},
+		gate: []string{`": eof`, ": eof"},
 		match: func(s *scan) int {
-			i := strings.LastIndex(s.low, `": eof`)
+			i := strings.LastIndex(s.low, ": eof")
 			if i < 0 {
 				return -1
 			}
-			end := i + len(`": eof`)
-			if end == len(s.low) || s.low[end] == '\n' || s.low[end] == '\r' {
+			end := i + len(": eof")
+			if end != len(s.low) && s.low[end] != '\n' && s.low[end] != '\r' {
+				return -1
+			}
+			if i > 0 && s.low[i-1] == '"' {
+				return i - 1
+			}
+			if goURLErrorLine(s.low, i) {
 				return i
 			}
 			return -1
@@ -270,6 +286,16 @@ var transportLostRules = []rule{
 	// stalled, a new request resumes.
 	{id: "claude_code.stream_idle.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"stream idle timeout"}},
+	// Qwen Code's own timeout for a request it gave up on
+	// (packages/core/src/core/openaiContentGenerator/errorHandler.ts,
+	// pipeline.ts): "Streaming request timeout after 46s. Try reducing input
+	// length or increasing timeout in config." and its troubleshooting list,
+	// "Streaming setup timeout after 6s. …", "Request timeout after …". The
+	// provider did not answer in time; the advice is the CLI's, not a limit
+	// the request broke.
+	{id: "qwen.request_timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
+		any: []string{"try reducing input length or increasing timeout in config", "streaming setup timeout after",
+			"streaming request timeout after", "streaming timeout troubleshooting:", "streaming setup timeout troubleshooting:"}},
 	// axios (bundled in Claude Code and others): "timeout of 5000ms exceeded".
 	{id: "axios.timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate: []string{"timeout of "},
@@ -339,6 +365,20 @@ func bareRest(s string, before bool) bool {
 	for _, p := range []string{"api error", "typeerror", "error", "details", "message", "internal error"} {
 		if strings.HasSuffix(s, p) && len(s) <= len(p)+24 {
 			return true
+		}
+	}
+	return false
+}
+
+// goURLErrorLine: the line ending at i is Go's unquoted url.Error (before Go
+// 1.14, fmt "%s %s: %s"): an HTTP method, a space, then an http(s) URL with
+// no blank before i.
+func goURLErrorLine(low string, i int) bool {
+	start := strings.LastIndexByte(low[:i], '\n') + 1
+	line := strings.TrimLeft(low[start:i], " \t")
+	for _, m := range []string{"get ", "post ", "put ", "patch ", "delete ", "head "} {
+		if u, ok := strings.CutPrefix(line, m); ok {
+			return (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) && !strings.ContainsAny(u, " \t")
 		}
 	}
 	return false

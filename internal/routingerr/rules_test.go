@@ -113,8 +113,17 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the other side agreed"), txt("server connected")},
 	},
 	"go.eof.v1": {
-		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`)},
-		neg: []Evidence{txt(`"key": eofmarker`), txt("EOF reached while reading config")},
+		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`), txt("Post https://api.openai.com/v1/responses: EOF")},
+		neg: []Evidence{txt(`"key": eofmarker`), txt("EOF reached while reading config"), txt("read config: EOF"),
+			txt("Post the file at https://example.com and wait: EOF")},
+	},
+	"http2.refused_protocol.v1": {
+		pos: []Evidence{txt("stream error: stream ID 1; HTTP_1_1_REQUIRED; received from peer")},
+		neg: []Evidence{txt("stream error: stream ID 1; PROTOCOL_ERROR; received from peer"), txt("HTTP/1.1 required headers missing")},
+	},
+	"qwen.request_timeout.v1": {
+		pos: []Evidence{txt("[API Error: Streaming setup timeout after 6s. Try reducing input length or increasing timeout in config.]")},
+		neg: []Evidence{txt("Try reducing input length"), txt("streaming request completed after 46s")},
 	},
 	"net.connection_words.v1": {
 		pos: []Evidence{txt("Error: Client network socket disconnected before secure TLS connection was established")},
@@ -393,6 +402,19 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Project `p` is not allowed to use Publisher Model `projects/p/.../claude-3-sonnet@20240229`"),
 			txt("models/gemini-9 is not found for API version v1beta")},
 		neg: []Evidence{txt("publisher model loaded")},
+	},
+	"gemini.ineligible_tier.v1": {
+		pos: []Evidence{txt("Failed to login. Message: Your current account is not eligible for Gemini Code Assist for individuals, the free version of Gemini Code Assist.")},
+		neg: []Evidence{txt("Your account is eligible for Gemini Code Assist Standard"), txt("ineligible tier list fetched")},
+	},
+	"gemini.project_required.v1": {
+		pos: []Evidence{txt("This account requires setting the GOOGLE_CLOUD_PROJECT or GOOGLE_CLOUD_PROJECT_ID env var.")},
+		neg: []Evidence{txt("GOOGLE_CLOUD_PROJECT is set"), txt("invalid google cloud region")},
+	},
+	"gemini.sign_in_failed.v1": {
+		pos: []Evidence{txt("Failed to sign in. Message: request to https://oauth2.googleapis.com/token failed, reason: ECONNRESET"),
+			txt("Error authenticating: FatalAuthenticationError: Failed to authenticate with user code.")},
+		neg: []Evidence{txt("Signed in. Message: welcome"), txt("authenticating with cached credentials"), txt("authorized to access your account")},
 	},
 	"gemini.permission_denied.v1": {
 		pos: []Evidence{txt(`{"error":{"code":403,"message":"denied","status":"PERMISSION_DENIED"}}`)},
