@@ -196,3 +196,12 @@ func TestHeldoutEleventh(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 11, "eleventh held-out set")
 }
+
+// TestHeldoutFourteenth measures testdata/heldout14: 68 real Gemini CLI,
+// Qwen Code, opencode, Google API and Node/Bun/Go/Python network errors,
+// collected while three other rounds ran and committed before the
+// classifier saw them (testdata/heldout14/README.md).
+func TestHeldoutFourteenth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 14, "fourteenth held-out set")
+}
