@@ -53,6 +53,17 @@ var anthropicRules = []rule{
 	// Spend caps: "You will regain access on 2026-09-01 at 00:00 UTC."
 	{id: "anthropic.spend_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		any: []string{"regain access on", "enforced_spend_limit_reached", "api usage limits", "spending cap reached"}},
+	// "5-hour limit reached": Claude Code names the window alone when it
+	// has no reset to show (`5-hour limit reached${reset ? ` ∙ resets
+	// ${reset}` : ""}`). "5-hour limit reached, now using extra usage" is a
+	// notice: the turn goes on.
+	{id: "claude_code.hour_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		gate:  []string{"hour limit reached"},
+		match: func(s *scan) int { return limitReachedNotice(s.low, "hour limit reached") }},
+	// claude --print on a trial past its day's allowance:
+	// {"data":{…},"error_type":"grace_daily_limit_reached"}.
+	{id: "claude_code.daily_limit_reached.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		any: []string{"daily_limit_reached"}},
 
 	{id: "claude_code.tool_concurrency.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"tool use concurrency", "run /rewind"}},
@@ -117,6 +128,19 @@ var anthropicRules = []rule{
 	{id: "claude_code.connection_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
 		any: []string{"api error: connection error", "unable to connect to api", "apiconnectionerror", "connection error."}},
 
+	// cc-switch, the local proxy Claude Code is pointed at
+	// (src-tauri/src/proxy/error.rs): NoProvidersConfigured, "未配置供应商",
+	// goes out as a 503 though nothing upstream was tried — the app has no
+	// provider to route to.
+	{id: "ccswitch.no_providers.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"未配置供应商", "no providers configured"}},
+	// cc-switch's TransformError, "格式转换错误: <reason>", always goes out as
+	// 422 {"type":"proxy_error"}: the status is the proxy's, not a verdict on
+	// the request, so only the reason decides (in the bands above this one);
+	// a reason nothing reads stays unclassified instead of a terminal 422.
+	{id: "ccswitch.transform_error.v1", band: bandStatus, code: "unknown", class: ClassUnclassified, conf: 0.5,
+		any: []string{"格式转换错误"}},
+
 	{id: "anthropic.api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"type":"api_error"`, `"type": "api_error"`}},
 	{id: "anthropic.invalid_request_error.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
@@ -134,4 +158,25 @@ func attemptOnLine(low string, i int) bool {
 		line = line[:nl]
 	}
 	return strings.Contains(line, "(attempt ")
+}
+
+// limitReachedNotice finds k ("hour limit reached") unless the rest of its
+// line says the session carries on ("…, now using extra usage") or gives the
+// reset (cli.limit_resets.v1 reads those), or -1.
+func limitReachedNotice(low, k string) int {
+	for off := 0; ; {
+		i := strings.Index(low[off:], k)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		off = i + len(k)
+		rest := low[off:min(len(low), off+48)]
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			rest = rest[:nl]
+		}
+		if !strings.Contains(rest, "now using") && !strings.Contains(rest, "continuing with") && !strings.Contains(rest, "resets") {
+			return i
+		}
+	}
 }

@@ -26,12 +26,20 @@ var bedrockRules = []rule{
 
 	{id: "bedrock.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
 		any: []string{"throttlingexception", "too many tokens, please wait", "too many requests, please wait"}},
+	// The exception's runtime message, when a wrapper keeps only it ("Error:
+	// Can't invoke. Reason: Bedrock is unable to process your request.").
 	{id: "bedrock.service_unavailable.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.9,
-		any: []string{"serviceunavailableexception"}},
+		any: []string{"serviceunavailableexception", "bedrock is unable to process your request"}},
 	{id: "bedrock.model_not_ready.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.85,
 		any: []string{"modelnotreadyexception"}},
+	// By name, or by the runtime's messages where a wrapper keeps only the
+	// message: InternalServerException's "The system encountered an
+	// unexpected error during processing. Try your request again.",
+	// ModelTimeoutException's "Model has timed out in processing the
+	// request. Try your request again."
 	{id: "bedrock.internal.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.85,
-		any: []string{"internalserverexception", "modelstreamerrorexception", "modelerrorexception", "modeltimeoutexception"}},
+		any: []string{"internalserverexception", "modelstreamerrorexception", "modelerrorexception", "modeltimeoutexception",
+			"encountered an unexpected error during processing", "model has timed out in processing the request"}},
 
 	// "The maximum tokens you requested exceed the model limit of 4096. Try
 	// again with a maximum tokens value lower than 4096.": the request's own
@@ -39,6 +47,19 @@ var bedrockRules = []rule{
 	{id: "bedrock.max_tokens.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"maximum tokens you requested exceed"}},
 
+	// ValidationException by name, or by its messages when a wrapper drops
+	// the name: "Malformed input request: #: … please reformat your input
+	// and try again.", and "The model returned the following errors: …"
+	// around the model's own 400 (a more specific reading of that inner
+	// message, e.g. a prompt too long, comes first).
 	{id: "bedrock.validation.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
-		any: []string{"validationexception"}},
+		any: []string{"validationexception", "malformed input request", "the model returned the following errors",
+			"input fails to satisfy the constraints specified by the service"},
+		none: []string{"overloaded"}},
+	// The AWS SDK for JavaScript v3 without a region (@smithy/config-resolver:
+	// "Region is missing"); the AI SDK's Bedrock provider says the same in
+	// its loadSetting words ("AWS region setting is missing. Pass it using
+	// the 'region' parameter or the AWS_REGION environment variable.").
+	{id: "aws.region_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"region is missing", "region setting is missing"}},
 }

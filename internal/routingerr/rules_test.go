@@ -525,16 +525,19 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("throttling is configured")},
 	},
 	"bedrock.service_unavailable.v1": {
-		pos: []Evidence{txt("An error occurred (ServiceUnavailableException) when calling the InvokeModelWithResponseStream operation")},
-		neg: []Evidence{txt("service available")},
+		pos: []Evidence{txt("An error occurred (ServiceUnavailableException) when calling the InvokeModelWithResponseStream operation"),
+			txt("Error: Can't invoke. Reason: Bedrock is unable to process your request.")},
+		neg: []Evidence{txt("service available"), txt("Bedrock is able to process your request")},
 	},
 	"bedrock.model_not_ready.v1": {
 		pos: []Evidence{txt("An error occurred (ModelNotReadyException) when calling the InvokeModel operation: Model is not ready")},
 		neg: []Evidence{txt("model ready")},
 	},
 	"bedrock.internal.v1": {
-		pos: []Evidence{txt("An error occurred (ModelStreamErrorException) when calling the ConverseStream operation")},
-		neg: []Evidence{txt("internal server")},
+		pos: []Evidence{txt("An error occurred (ModelStreamErrorException) when calling the ConverseStream operation"),
+			txt("The system encountered an unexpected error during processing. Try your request again."),
+			txt("Error: Model has timed out in processing the request. Try your request again.")},
+		neg: []Evidence{txt("internal server"), txt("no unexpected error during processing")},
 	},
 	"acp.peer_disconnected.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"error":"peer disconnected before response"}`},
@@ -542,8 +545,31 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("peer connected")},
 	},
 	"acp.process_exited.v1": {
-		pos: []Evidence{txt("Internal error: The Claude Agent process exited unexpectedly. Please start a new session.")},
-		neg: []Evidence{txt("process exited")},
+		pos: []Evidence{txt("Internal error: The Claude Agent process exited unexpectedly. Please start a new session."),
+			txt("Error: Claude Code process terminated by signal SIGKILL"), txt("Claude Code process exited with code 143")},
+		neg: []Evidence{txt("process exited"), txt("Error: Claude Code process exited with code 1"),
+			txt("Claude Code process exited with code 128"), txt("process exited with code 1430")},
+	},
+	"claude_code.hour_limit.v1": {
+		pos: []Evidence{txt("5-hour limit reached"), txt("5 hour limit reached")},
+		neg: []Evidence{txt("5-hour limit reached, now using extra usage"), txt("5-hour limit reached ∙ resets 3pm (Europe/Paris)"),
+			txt("5-hour limit resets 3pm")},
+	},
+	"claude_code.daily_limit_reached.v1": {
+		pos: []Evidence{txt(`Error: {"data":{"type":"unlock_full_access_notice"},"error_type":"grace_daily_limit_reached"}`)},
+		neg: []Evidence{txt("daily limit not reached")},
+	},
+	"ccswitch.no_providers.v1": {
+		pos: []Evidence{{Err: `{"error":{"message":"未配置供应商","type":"proxy_error"}}`, HTTPStatus: 503}},
+		neg: []Evidence{txt("已配置供应商"), txt("providers configured: 2")},
+	},
+	"ccswitch.transform_error.v1": {
+		pos: []Evidence{{Err: `{"error":{"message":"格式转换错误: missing field","type":"proxy_error"}}`, HTTPStatus: 422}},
+		neg: []Evidence{txt(`{"error":{"message":"配置错误: x","type":"proxy_error"}}`)},
+	},
+	"aws.region_missing.v1": {
+		pos: []Evidence{txt("Error: Region is missing"), txt("AWS region setting is missing. Pass it using the 'region' parameter or the AWS_REGION environment variable.")},
+		neg: []Evidence{txt("region us-east-1 is used"), txt("the missing region was added")},
 	},
 	"network.connection_closed.v1": {
 		pos: []Evidence{txt("API Error: Connection closed mid-response. The response above may be incomplete.")},
@@ -684,8 +710,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("unavailable")},
 	},
 	"bedrock.validation.v1": {
-		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: messages.0: field required")},
-		neg: []Evidence{txt("validation passed")},
+		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: messages.0: field required"),
+			txt("Malformed input request: #: required key [max_tokens] not found, please reformat your input and try again."),
+			txt("The model returned the following errors: messages.0.content: Field required")},
+		neg: []Evidence{txt("validation passed"), txt("The model returned the following errors: Overloaded")},
 	},
 	"generic.overloaded_text.v1": {
 		pos: []Evidence{txt("Error: upstream overloaded"), txt(`{"error":{"message":"Overloaded"}}`)},
