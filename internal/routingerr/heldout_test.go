@@ -197,6 +197,15 @@ func TestHeldoutEleventh(t *testing.T) {
 	measureLaterSet(t, 11, "eleventh held-out set")
 }
 
+// TestHeldoutTwelfth measures testdata/heldout12: 76 real errors from Claude
+// Code, the tools wrapping it, the Anthropic API and Bedrock, collected while
+// rounds 13–15 drew the other areas and committed before the classifier saw
+// them (testdata/heldout12/README.md).
+func TestHeldoutTwelfth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 12, "twelfth held-out set")
+}
+
 // TestHeldoutFourteenth measures testdata/heldout14: 68 real Gemini CLI,
 // Qwen Code, opencode, Google API and Node/Bun/Go/Python network errors,
 // collected while three other rounds ran and committed before the
