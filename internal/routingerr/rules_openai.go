@@ -83,6 +83,11 @@ var openaiRules = []rule{
 		all: []string{"request too large for"}, any: []string{"per min", "(tpm)"}},
 	{id: "openai.context_length.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.95,
 		any: []string{"context_length_exceeded", "maximum context length"}},
+	// vLLM's input check (engine _validate_model_input): "The decoder
+	// prompt (length 40001) is longer than the maximum model length of
+	// 32768." The prompt alone is over the served context.
+	{id: "vllm.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
+		any: []string{"is longer than the maximum model length of"}},
 	{id: "codex.context_window.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"out of room in the model's context window", "exceeds the context window"}},
 	// The history holds a tool call without its output: replaying the same
@@ -98,8 +103,19 @@ var openaiRules = []rule{
 		any: []string{"insufficient_quota", "billing_hard_limit_reached", "credit_balance_exhausted", "usage_not_included"}},
 	{id: "openai.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
 		any: []string{"invalid_api_key", "incorrect api key provided"}},
+	// one-api and new-api when no enabled channel of the user's group
+	// serves the model (middleware/distributor.go, HTTP 503): "当前分组
+	// default 下对于模型 gpt-4o 无可用渠道", new-api's English "No available
+	// channel for model … under group … (distributor)" with code
+	// model_not_found. Nothing changes until the model or the relay's
+	// channels do.
+	{id: "relay.no_channel.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"无可用渠道", "no available channel for model"}},
+	// "Project `proj_…` does not have access to model `gpt-4o`" is the
+	// same code's message for a project without the model.
 	{id: "openai.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
-		any: []string{"model_not_found", "does not exist or you do not have access to it", "model is not supported when using codex"}},
+		any: []string{"model_not_found", "does not exist or you do not have access to it", "model is not supported when using codex",
+			"does not have access to model"}},
 	// Codex's QuotaExceeded and similar; Gemini sends the same sentence with
 	// RESOURCE_EXHAUSTED, which rules_google.go reads by its quota id.
 	{id: "openai.plan_and_billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,

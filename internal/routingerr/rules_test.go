@@ -914,6 +914,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: upstream response idle timeout after 5m0s: context deadline exceeded")},
 		neg: []Evidence{txt("idle timeout for upstream responses is 600s")},
 	},
+	"relay.no_channel.v1": {
+		pos: []Evidence{txt("当前分组 default 下对于模型 gpt-4o 无可用渠道 (request id: 2025)")},
+		neg: []Evidence{txt("channel available for model gpt-4o: 3")},
+	},
+	"vllm.prompt_too_long.v1": {
+		pos: []Evidence{txt("ValueError: The decoder prompt (length 40001) is longer than the maximum model length of 32768.")},
+		neg: []Evidence{txt("max_model_len is longer than the model's maximum context")},
+	},
 	"copilot.capi_rate_limit_long.v1": {
 		pos: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 3 hours.")},
 		neg: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 5 seconds."),
