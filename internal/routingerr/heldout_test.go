@@ -214,3 +214,12 @@ func TestHeldoutFourteenth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 14, "fourteenth held-out set")
 }
+
+// TestHeldoutThirteenth measures testdata/heldout13: 71 real Codex, OpenAI,
+// Azure OpenAI, gateway and Copilot errors, collected after heldout11's
+// rules had landed and committed before the classifier saw them
+// (testdata/heldout13/README.md).
+func TestHeldoutThirteenth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 13, "thirteenth held-out set")
+}
