@@ -5,7 +5,10 @@ var googleRules = []rule{
 	// RESOURCE_EXHAUSTED: quota.* in rules_agents.go read its quota ids.
 
 	{id: "gemini.api_key_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
-		any: []string{"api_key_invalid", "api key not valid", "api key expired"}},
+		any: []string{"api_key_invalid", "api key not valid", "api key expired",
+			// 403: Google blocks a key found in public ("Your API key was
+			// reported as leaked. Please use another API key.").
+			"reported as leaked"}},
 	{id: "gemini.location_unsupported.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		any: []string{"not available in your country", "user location is not supported"}},
 	{id: "vertex.publisher_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
@@ -31,6 +34,13 @@ var googleRules = []rule{
 		any: []string{"failed to sign in. message:", "failed to login. message:", "error authenticating:",
 			"failed to exchange authorization code for tokens", "failed to authenticate with user code",
 			"fatalauthenticationerror", "is not authorized to access your account", "not yet authorized to access your account"}},
+	// Gemini CLI's session-turn cap in non-interactive mode
+	// (nonInteractiveCliAgentSession.ts: FatalTurnLimitedError, "Reached max
+	// session turns for this session. Increase the number of turns by
+	// specifying maxSessionTurns in settings.json."): a replay stops at the
+	// same cap.
+	{id: "gemini.turn_limit.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.9,
+		any: []string{"reached max session turns", "fatalturnlimitederror"}},
 	{id: "gemini.permission_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{`"status":"permission_denied"`, `"status": "permission_denied"`}},
 

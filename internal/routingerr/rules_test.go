@@ -411,6 +411,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("This account requires setting the GOOGLE_CLOUD_PROJECT or GOOGLE_CLOUD_PROJECT_ID env var.")},
 		neg: []Evidence{txt("GOOGLE_CLOUD_PROJECT is set"), txt("invalid google cloud region")},
 	},
+	"gemini.turn_limit.v1": {
+		pos: []Evidence{txt("Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json.")},
+		neg: []Evidence{txt("maxSessionTurns is 100"), txt("session turns remaining: 3")},
+	},
 	"gemini.sign_in_failed.v1": {
 		pos: []Evidence{txt("Failed to sign in. Message: request to https://oauth2.googleapis.com/token failed, reason: ECONNRESET"),
 			txt("Error authenticating: FatalAuthenticationError: Failed to authenticate with user code.")},

@@ -35,6 +35,13 @@ var statusMarkers = []string{
 	// Error: …"), aiohttp's "ClientResponseError: 429, message=…",
 	// google-genai's "ClientError: 429 RESOURCE_EXHAUSTED. {…}".
 	"error '", "httperror: ", "clientresponseerror: ", "clienterror: ", "servererror: ",
+	// google-api-core's exceptions print "<code> <message>" after their
+	// class ("google.api_core.exceptions.PermissionDenied: 403 Your API key
+	// was reported as leaked…"; exceptions.py GoogleAPICallError.__str__).
+	// Only the 403 is read here: its message may say nothing else, while
+	// the other classes' messages carry their own words, and the tracked
+	// markers are few (maxTracked).
+	"permissiondenied: ",
 	// .NET's EnsureSuccessStatusCode ("Response status code does not
 	// indicate success: 429 (Too Many Requests)."), got's "Response code
 	// 429 (Too Many Requests)", reqwest's "HTTP status client error (429
