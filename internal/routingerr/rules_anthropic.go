@@ -53,13 +53,20 @@ var anthropicRules = []rule{
 	// Spend caps: "You will regain access on 2026-09-01 at 00:00 UTC."
 	{id: "anthropic.spend_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		any: []string{"regain access on", "enforced_spend_limit_reached", "api usage limits", "spending cap reached"}},
-	// "5-hour limit reached": Claude Code names the window alone when it
-	// has no reset to show (`5-hour limit reached${reset ? ` ∙ resets
-	// ${reset}` : ""}`). "5-hour limit reached, now using extra usage" is a
-	// notice: the turn goes on.
-	{id: "claude_code.hour_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
-		gate:  []string{"hour limit reached"},
-		match: func(s *scan) int { return limitReachedNotice(s.low, "hour limit reached") }},
+	// "5-hour limit reached", "Opus limit reached ∙ contact an admin to
+	// keep working": Claude Code names the window alone when it has no reset
+	// to show (`5-hour limit ${reset ? `resets ${reset}` : "reached"}`;
+	// weekly ones are quota.daily.v1's). "5-hour limit reached, now using
+	// extra usage" and "Claude Opus limit reached, now using Sonnet" are
+	// notices: the turn goes on.
+	{id: "claude_code.window_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		gate: []string{"hour limit reached", "opus limit reached"},
+		match: func(s *scan) int {
+			if i := limitReachedNotice(s.low, "hour limit reached"); i >= 0 {
+				return i
+			}
+			return limitReachedNotice(s.low, "opus limit reached")
+		}},
 	// claude --print on a trial past its day's allowance:
 	// {"data":{…},"error_type":"grace_daily_limit_reached"}.
 	{id: "claude_code.daily_limit_reached.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,

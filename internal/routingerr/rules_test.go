@@ -554,10 +554,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("process exited"), txt("Error: Claude Code process exited with code 1"),
 			txt("Claude Code process exited with code 128"), txt("process exited with code 1430")},
 	},
-	"claude_code.hour_limit.v1": {
-		pos: []Evidence{txt("5-hour limit reached"), txt("5 hour limit reached")},
+	"claude_code.window_limit.v1": {
+		pos: []Evidence{txt("5-hour limit reached"), txt("5 hour limit reached"), txt("Opus limit reached ∙ contact an admin to keep working")},
 		neg: []Evidence{txt("5-hour limit reached, now using extra usage"), txt("5-hour limit reached ∙ resets 3pm (Europe/Paris)"),
-			txt("5-hour limit resets 3pm")},
+			txt("5-hour limit resets 3pm"), txt("Claude Opus limit reached, now using Sonnet 4"), txt("Approaching Opus usage limit")},
 	},
 	"claude_code.daily_limit_reached.v1": {
 		pos: []Evidence{txt(`Error: {"data":{"type":"unlock_full_access_notice"},"error_type":"grace_daily_limit_reached"}`)},
