@@ -80,6 +80,11 @@ var copilotRules = []rule{
 	{id: "copilot.request_too_large.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
 		gate: []string{"request failed: 413", "model call failed", "githubcopilot.com"},
 		any:  []string{"request entity too large"}},
+	// Copilot Chat's ChatFetchResponseType.Length: "Sorry, the response hit
+	// the length limit. Please rephrase your prompt." The answer ran into
+	// the output limit; the same prompt runs into it again.
+	{id: "copilot.response_length.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"the response hit the length limit"}},
 	// overage_limit_reached: "You cannot accrue additional premium requests
 	// at this time. Please contact GitHub Support …".
 	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,

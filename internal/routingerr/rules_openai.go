@@ -154,6 +154,16 @@ var openaiRules = []rule{
 	{id: "azure.invalid_subscription_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{"invalid subscription key or wrong api endpoint"}},
 
+	// Azure RBAC with an Entra ID token: "Principal does not have access to
+	// API/Operation." (401 PermissionDenied): the identity lacks a data-plane
+	// role such as Cognitive Services OpenAI User; a grant is the fix.
+	{id: "azure.principal_no_access.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"principal does not have access to api/operation"}},
+	// LiteLLM's proxy for a key that is not one of its virtual keys:
+	// "LiteLLM Virtual Key expected. Received=…, expected to start with
+	// 'sk-'." (often a placeholder that was never substituted).
+	{id: "litellm.virtual_key_expected.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"litellm virtual key expected"}},
 	// Cloudflare's challenge page ("<title>Just a moment...</title>") in
 	// front of chatgpt.com: no client without a browser passes it, so
 	// replaying the request meets it again; a proxy, VPN or network is the

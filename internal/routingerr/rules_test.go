@@ -926,10 +926,22 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("ValueError: The decoder prompt (length 40001) is longer than the maximum model length of 32768.")},
 		neg: []Evidence{txt("max_model_len is longer than the model's maximum context")},
 	},
+	"azure.principal_no_access.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"PermissionDenied","message":"Principal does not have access to API/Operation."}}`)},
+		neg: []Evidence{txt("principal access to the API was granted")},
+	},
+	"litellm.virtual_key_expected.v1": {
+		pos: []Evidence{txt("Authentication Error, LiteLLM Virtual Key expected. Received=${LM****KEY}, expected to start with 'sk-'.")},
+		neg: []Evidence{txt("LiteLLM virtual keys are expected to be rotated monthly")},
+	},
 	"copilot.capi_rate_limit_long.v1": {
 		pos: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 3 hours.")},
 		neg: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 5 seconds."),
 			txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period.")},
+	},
+	"copilot.response_length.v1": {
+		pos: []Evidence{txt("Sorry, the response hit the length limit. Please rephrase your prompt.")},
+		neg: []Evidence{txt("the response length limit is 4096 tokens")},
 	},
 	"copilot.request_too_large.v1": {
 		pos: []Evidence{txt(`[error] Request Failed: 413 {"statusCode":413,"message":"request entity too large"}`)},
