@@ -21,7 +21,11 @@ import (
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
 	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage",
-	"[retrying attempt #", "switched you to ", "context too long. retrying with ", "stream detected. retrying..."}
+	"[retrying attempt #", "switched you to ", "context too long. retrying with ", "stream detected. retrying...",
+	// OpenHands' tenacity before_sleep log (openhands/llm/retry_mixin.py):
+	// "<error>. Attempt #2 | You can customize retry values in the
+	// configuration." — logged before the next attempt.
+	"you can customize retry values in the configuration"}
 
 var kwDailyQuota = newKW("reached your daily")
 
