@@ -18,6 +18,10 @@ func defaultHints(s *scan, c Classification) Classification {
 	}
 	if d, ok := retryAfterHint(s); ok {
 		c.RetryAfter = new(d)
+	} else if d, ok := relativeDelay(s); ok {
+		// "Resets in: 30m0s", "Come back in 3h 47m": the window's end is
+		// also when a retry can succeed.
+		c.RetryAfter = new(d)
 	}
 	if c.Class == ClassWaitForReset {
 		if t, ok := resetHint(s); ok {
@@ -34,11 +38,26 @@ var (
 	kwRetryAfter      = newKW("retry-after")
 	kwRetryDelay      = newKW("retrydelay")
 	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
-	kwTryAgainIn      = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in "), newKW("try again after ")}
-	kwResetIn         = []*kw{newKW("reset after "), newKW("resets in "), newKW("try again in "), newKW("will reset in ")}
-	kwRegainAccess    = newKW("regain access on ")
-	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
-	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
+	// The advice forms of a delay. A colon may follow the preposition
+	// (WindsurfAPI's "Resets in: 30m0s"); freebuff says "Come back in 3h
+	// 47m".
+	kwTryAgainIn = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in "), newKW("try again after "),
+		newKW("come back in ")}
+	kwResetIn = []*kw{newKW("reset after "), newKW("resets in "), newKW("try again in "), newKW("will reset in "),
+		newKW("come back in "), newKW("resets in:")}
+	// "Wait ~30s before retrying", "please wait 8 seconds before trying
+	// again": a delay the caller is asked to wait.
+	kwWait = newKW("wait ")
+	// "请 117 秒后重试" (WindsurfAPI: "please retry after 117 seconds"): the
+	// number comes before the words.
+	kwSecondsThenRetry = []string{"秒后重试", "秒後重試", "秒后再试"}
+	// Codex's rate-limit headers as a proxy or a debug log prints them
+	// ("x-codex-primary-used-percent: 100", "x-codex-primary-reset-at:
+	// 1773860656"): a window at 100% is exhausted until its reset.
+	kwCodexUsed     = []*kw{newKW("x-codex-primary-used-percent"), newKW("x-codex-secondary-used-percent")}
+	kwRegainAccess  = newKW("regain access on ")
+	kwResetDuration = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
+	kwResetTime     = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
 		newKW("anthropic-ratelimit-input-tokens-reset"), newKW("anthropic-ratelimit-output-tokens-reset")}
 	// Code Assist's ErrorInfo metadata "quotaResetTimeStamp" is the
 	// instant itself; it outranks the message's "Resets in 160h20m10s",
@@ -98,6 +117,15 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 			return clampHint(d)
 		}
 	}
+	if d, ok := waitBefore(s); ok {
+		return clampHint(d)
+	}
+	if d, ok := secondsThenRetry(s); ok {
+		return clampHint(d)
+	}
+	if d, ok := wrappedTryAgain(s.low); ok {
+		return clampHint(d)
+	}
 	// Rate-limit reset headers, when no retry-after came: OpenAI's
 	// "x-ratelimit-reset-requests: 640ms", Anthropic's RFC 3339
 	// "anthropic-ratelimit-requests-reset" (a wait from now).
@@ -146,7 +174,7 @@ func durationAfterKW(s *scan, k *kw) (time.Duration, bool) {
 		return 0, false
 	}
 	// A wrap inside k ("try\nagain in 2s") keeps its length.
-	if d, _, ok := parseHumanDuration(s.low[min(len(s.low), i+len(k.w)):]); ok {
+	if d, _, ok := parseHumanDuration(skipDecor(s.low, min(len(s.low), i+len(k.w)))); ok {
 		return d, true
 	}
 	w := strings.TrimRight(k.w, " ")
@@ -167,7 +195,7 @@ func durationAfterKW(s *scan, k *kw) (time.Duration, bool) {
 		if j == off {
 			continue // "retry interval": the keyword's trailing blank is missing
 		}
-		if d, _, ok := parseHumanDuration(s.low[j:]); ok {
+		if d, _, ok := parseHumanDuration(skipDecor(s.low, j)); ok {
 			return d, true
 		}
 	}
@@ -196,12 +224,11 @@ func valueAfter(low, key string) (string, bool) {
 			return "", false
 		}
 	}
-	j := i + len(key)
-	j = skip(low, j, `"' \`)
+	j := skipFill(low, i+len(key))
 	if j >= len(low) || (low[j] != ':' && low[j] != '=') {
 		return "", false
 	}
-	j = skip(low, j+1, `"' \`)
+	j = skipFill(low, j+1)
 	k := j
 	for k < len(low) && (isDigit(low[k]) || low[k] == '.' || 'a' <= low[k] && low[k] <= 'z') {
 		k++
@@ -210,6 +237,43 @@ func valueAfter(low, key string) (string, bool) {
 		return "", false
 	}
 	return low[j:k], true
+}
+
+// skipFill skips what can sit between a key, its separator and its value
+// as pasted: quotes and backslashes (JSON in JSON), Markdown emphasis and
+// code marks ('retryDelay': '**58s**'), line breaks and the borders of a
+// box a traceback is drawn in ('retryDelay':   │ │\n│ │   '59s').
+func skipFill(s string, i int) int {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '"' || c == '\'' || c == '\\' || c == '*' || c == '`' || isBlank(c):
+			i++
+		case boxBorder(s, i):
+			i += 3
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipDecor returns s[i:] past what can stand between "retry in" and its
+// number: blanks, Markdown emphasis ("retry in **58.9s**"), an
+// approximation ("wait ~30s", "about 2 minutes").
+func skipDecor(s string, i int) string {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '*' || c == '`' || c == '~' || isBlank(c):
+			i++
+		case strings.HasPrefix(s[i:], "about "):
+			i += len("about ")
+		case strings.HasPrefix(s[i:], "approximately "):
+			i += len("approximately ")
+		default:
+			return s[i:]
+		}
+	}
+	return s[i:]
 }
 
 func skip(s string, i int, set string) int {
@@ -301,6 +365,9 @@ func resetHint(s *scan) (time.Time, bool) {
 			return t, true
 		}
 	}
+	if t, ok := codexWindowReset(s); ok {
+		return t, true
+	}
 	if i := s.indexKW(kwRegainAccess); i >= 0 {
 		rest := s.raw[i+len(kwRegainAccess.w):]
 		// "2026-09-01 at 00:00 UTC"
@@ -349,14 +416,23 @@ func relativeReset(s *scan) (time.Time, bool) {
 	if s.now.IsZero() {
 		return time.Time{}, false
 	}
+	if d, ok := relativeDelay(s); ok {
+		return s.now.Add(d).UTC().Truncate(time.Second), true
+	}
+	return time.Time{}, false
+}
+
+// relativeDelay is the delay of "reset after 19h5m27s", "resets in: 30m0s",
+// "come back in 3h 47m".
+func relativeDelay(s *scan) (time.Duration, bool) {
 	for _, k := range kwResetIn {
 		if i := s.indexKW(k); i >= 0 {
-			if d, _, ok := parseHumanDuration(s.low[i+len(k.w):]); ok && d > 0 && d <= maxHint {
-				return s.now.Add(d).UTC().Truncate(time.Second), true
+			if d, _, ok := parseHumanDuration(skipDecor(s.low, i+len(k.w))); ok && d > 0 && d <= maxHint {
+				return d, true
 			}
 		}
 	}
-	return time.Time{}, false
+	return 0, false
 }
 
 // parseEpochOrRFC3339 reads Unix seconds (10 digits), milliseconds (13) or an
@@ -553,4 +629,138 @@ func zoneName(name string) bool {
 		}
 	}
 	return name[0] != '/'
+}
+
+// waitBefore reads "wait ~30s before retrying", "please wait 8 seconds
+// before trying again", "wait for 2 minutes and try again": a delay the
+// caller is told to wait before it tries again. A bare "wait 5s" (a
+// program's own pause) does not count.
+func waitBefore(s *scan) (time.Duration, bool) {
+	if !s.hasKW(kwWait) {
+		return 0, false
+	}
+	for off, n := 0, 0; n < 8; n++ {
+		i := strings.Index(s.low[off:], "wait ")
+		if i < 0 {
+			return 0, false
+		}
+		off += i + len("wait ")
+		rest := skipDecor(s.low, off)
+		rest = strings.TrimPrefix(rest, "for ")
+		d, k, ok := parseHumanDuration(rest)
+		if !ok {
+			continue
+		}
+		after := strings.TrimLeft(rest[k:], " ")
+		for _, w := range waitThen {
+			if strings.HasPrefix(after, w) {
+				return d, true
+			}
+		}
+	}
+	return 0, false
+}
+
+var waitThen = []string{"before retr", "before trying", "before you try", "before sending", "and try again", "and retry", "then retry", "then try again"}
+
+// secondsThenRetry reads "请 117 秒后重试" ("please retry in 117 seconds").
+func secondsThenRetry(s *scan) (time.Duration, bool) {
+	for _, w := range kwSecondsThenRetry {
+		i := s.index(w, false)
+		if i < 0 {
+			continue
+		}
+		// Only the ask: "将于 N 秒后重试" is Qwen Code's own countdown.
+		if n, ok := secondsBefore(s.low[:i]); ok && n > 0 && askedToRetry(s.low[:i]) {
+			return time.Duration(n) * time.Second, true
+		}
+	}
+	return 0, false
+}
+
+// wrappedTryAgain finds "try again in 20s" and its kin cut by a terminal
+// wrap inside a word ("please try a\ngain after 1 seconds"): at each line
+// break between two letters, the words on both sides are joined. A wrap
+// between words is read by the keyword automaton already.
+func wrappedTryAgain(low string) (time.Duration, bool) {
+	var buf [96]byte
+	for off, n := 0, 0; n < 64; n++ {
+		i := strings.IndexByte(low[off:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		i += off
+		off = i + 1
+		if i == 0 || !isLower(low[i-1]) {
+			continue
+		}
+		j := i + 1
+		for j < len(low) && (low[j] == ' ' || low[j] == '\t') {
+			j++
+		}
+		if j >= len(low) || !isLower(low[j]) {
+			continue
+		}
+		head := low[max(0, i-24):i]
+		tail := low[j:min(len(low), j+48)]
+		joined := append(append(buf[:0], head...), tail...)
+		for _, w := range wrapWords {
+			k := strings.Index(string(joined), w)
+			if k < 0 || k+len(w) <= len(head) || k >= len(head) {
+				continue // the phrase must span the wrap
+			}
+			if d, _, ok := parseHumanDuration(low[j+k+len(w)-len(head):]); ok {
+				return d, true
+			}
+		}
+	}
+	return 0, false
+}
+
+var wrapWords = []string{"try again in ", "try again after ", "retry after ", "retry in "}
+
+func isLower(b byte) bool { return 'a' <= b && b <= 'z' }
+
+// codexWindowReset reads Codex's window headers: the reset of a window at
+// 100% ("x-codex-primary-reset-at: 1773860656", or "-reset-after-seconds"
+// from now), the later one when both are spent.
+func codexWindowReset(s *scan) (time.Time, bool) {
+	var best time.Time
+	for _, w := range []string{"primary", "secondary"} {
+		if !spentWindow(s, w) {
+			continue
+		}
+		t, ok := time.Time{}, false
+		if v, found := valueAfter(s.low, "x-codex-"+w+"-reset-at"); found {
+			t, ok = parseEpochOrRFC3339(v)
+		}
+		if !ok && !s.now.IsZero() {
+			if v, found := valueAfter(s.low, "x-codex-"+w+"-reset-after-seconds"); found {
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && time.Duration(n)*time.Second <= maxHint {
+					t, ok = s.now.Add(time.Duration(n)*time.Second).UTC(), true
+				}
+			}
+		}
+		if ok && t.After(best) {
+			best = t
+		}
+	}
+	return best, !best.IsZero()
+}
+
+// spentWindow reports whether Codex's header says window w is used up.
+func spentWindow(s *scan, w string) bool {
+	k := kwCodexUsed[0]
+	if w == "secondary" {
+		k = kwCodexUsed[1]
+	}
+	if !s.hasKW(k) {
+		return false
+	}
+	v, ok := valueAfter(s.low, k.w)
+	if !ok {
+		return false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return err == nil && f >= 100
 }
