@@ -113,7 +113,10 @@ func codexRetryDelay(low string) (time.Duration, bool) {
 // google.rpc.QuotaFailure names the violated quota by its id even where the
 // status around it is cut off or printed as a Python dict.
 var quotaWords = []string{"exceeded your current quota", "resource_exhausted", "resource has been exhausted",
-	"quota exceeded", "quota_exhausted", "exhausted your capacity", "quota metric", "google.rpc.quotafailure"}
+	"quota exceeded", "quota_exhausted", "exhausted your capacity", "quota metric", "google.rpc.quotafailure",
+	// A violation's id, in a fragment that lost the message and the
+	// detail's type above it ('quotaId': '…PerMinute-FreeTier').
+	"quotaid"}
 
 var (
 	// Moonshot's "request reached organization TPD rate limit" and Groq's

@@ -81,12 +81,23 @@ func i18nRetryAt(s *scan) (int, time.Duration) {
 		} else {
 			n, ok = secondsAfter(s.low[i+len(r.w):])
 		}
-		if !ok {
+		if !ok || (r.before && askedToRetry(s.low[:i])) {
 			continue
 		}
 		return i, time.Duration(n) * time.Second
 	}
 	return -1, 0
+}
+
+// askedToRetry reports whether the number that ends s follows 请 / 請
+// ("please"): "请 117 秒后重试" asks the caller to retry (a gateway's final
+// error, WindsurfAPI's "所有账号均已达速率限制，请 N 秒后重试"), where Qwen
+// Code's own countdown says "将于 N 秒后重试" ("will retry in").
+func askedToRetry(s string) bool {
+	s = strings.TrimRight(s, " 0123456789")
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "约"), "在")
+	s = strings.TrimRight(s, " ")
+	return strings.HasSuffix(s, "请") || strings.HasSuffix(s, "請")
 }
 
 // secondsBefore reads the whole number that ends s, after at most one blank.
