@@ -32,10 +32,30 @@ var hintRules = []rule{
 	// is the agent's, read by the progress rules or left unclassified.
 	{id: "hint.stated_wait_short.v1", band: bandFallback, code: "rate_limited", class: ClassTransient, conf: 0.6,
 		gate:  statedWaitWords,
-		match: func(s *scan) int { return statedWaitAt(s, true) }},
+		match: func(s *scan) int { return statedWaitAt(s, true) },
+		hint:  statedWaitHints},
 	{id: "hint.stated_wait_long.v1", band: bandFallback, code: "quota", class: ClassWaitForReset, conf: 0.6,
 		gate:  statedWaitWords,
-		match: func(s *scan) int { return statedWaitAt(s, false) }},
+		match: func(s *scan) int { return statedWaitAt(s, false) },
+		hint:  statedWaitHints},
+}
+
+// statedWaitHints: the stated wait is the retry hint, and a window's end is
+// now plus the wait unless the text gives the instant.
+func statedWaitHints(s *scan, c Classification) Classification {
+	d, ok := statedWait(s)
+	if !ok {
+		return defaultHints(s, c)
+	}
+	c.RetryAfter = new(d)
+	if c.Class == ClassWaitForReset {
+		if t, ok := resetHint(s); ok {
+			c.ResetAt = new(t)
+		} else if !s.now.IsZero() {
+			c.ResetAt = new(s.now.Add(d).UTC().Truncate(time.Second))
+		}
+	}
+	return c
 }
 
 var statedWaitWords = func() []string {
