@@ -298,7 +298,8 @@ var durationUnits = []struct {
 }
 
 // parseHumanDuration reads "644ms", "22s", "1.5s", "7m12s", "4 seconds",
-// "1 hour" at the start of s (lowercase). It returns the bytes consumed.
+// "1 hour", "1 hour and 30 minutes" at the start of s (lowercase). It
+// returns the bytes consumed.
 func parseHumanDuration(s string) (time.Duration, int, bool) {
 	var total time.Duration
 	i, parts := 0, 0
@@ -335,8 +336,13 @@ func parseHumanDuration(s string) (time.Duration, int, bool) {
 		total += time.Duration(f * float64(unit))
 		parts++
 		i = k
-		if i+1 < len(s) && s[i] == ' ' && isDigit(s[i+1]) {
+		switch {
+		case i+1 < len(s) && s[i] == ' ' && isDigit(s[i+1]):
 			i++ // "4 days 2 hours"
+		case i+5 < len(s) && s[i:i+5] == " and " && isDigit(s[i+5]):
+			i += 5 // "1 hour and 30 minutes"
+		case i+2 < len(s) && s[i:i+2] == ", " && isDigit(s[i+2]):
+			i += 2 // "1 hour, 30 minutes"
 		}
 		if i >= len(s) || !isDigit(s[i]) {
 			break
