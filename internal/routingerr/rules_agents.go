@@ -191,6 +191,25 @@ var quotaRules = []rule{
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
+	// A Google quota whose own retry hint ("Please retry in 3600s.",
+	// RetryInfo's retryDelay, Gemini CLI's "Suggested retry after …") is
+	// longer than a rate window and names no per-minute quota: Gemini CLI
+	// itself treats a delay over five minutes as a terminal quota
+	// (googleQuotaErrors.ts MAX_RETRYABLE_DELAY_SECONDS); wait for it.
+	{id: "google.long_retry_delay.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.8,
+		gate: quotaWords, none: []string{"perminute", "per minute", "per_minute"},
+		match: func(s *scan) int {
+			if i, d, ok := googleStatedDelay(s.low); ok && d > shortReset {
+				return i
+			}
+			return -1
+		},
+		hint: func(s *scan, c Classification) Classification {
+			if _, d, ok := googleStatedDelay(s.low); ok {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
 	// A quota with a per-minute id or a short retry hint is a rate limit:
 	// wait the hint and retry.
 	{id: "quota.per_minute.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
@@ -454,4 +473,26 @@ func (s *scan) errorText(ks ...string) int {
 		return -1
 	}
 	return errorLine(s.low, ks...)
+}
+
+// googleStatedDelay reads the wait a Google 429 states: the message's
+// "Please retry in 58.93s." (Gemini API), Gemini CLI's "Suggested retry
+// after 60s.", or RetryInfo's retryDelay ("58s"), the offset where it was
+// found and the delay.
+func googleStatedDelay(low string) (int, time.Duration, bool) {
+	for _, k := range []string{"please retry in ", "suggested retry after "} {
+		if i := strings.LastIndex(low, k); i >= 0 {
+			if d, _, ok := parseHumanDuration(low[i+len(k):]); ok && d > 0 && d <= maxHint {
+				return i, d, true
+			}
+		}
+	}
+	if i := strings.Index(low, "retrydelay"); i >= 0 {
+		if v, ok := valueAfter(low[i:], "retrydelay"); ok {
+			if d, _, ok := parseHumanDuration(v); ok && d > 0 && d <= maxHint {
+				return i, d, true
+			}
+		}
+	}
+	return -1, 0, false
 }

@@ -76,6 +76,10 @@ var genericRules = []rule{
 			"ssl certificate", "certificate hostname mismatch", "ssl error (", "cert_altname_invalid",
 			"does not match certificate's altnames", "wrong version number", "alert handshake failure",
 			"tls: handshake failure", "alert protocol version", "does not look like a tls handshake", "net::err_cert",
+			// OpenSSL 3 and BoringSSL name the alert by its reason code
+			// ("SSL routines:OPENSSL_internal:TLSV1_ALERT_PROTOCOL_VERSION",
+			// "SSLV3_ALERT_HANDSHAKE_FAILURE"), as Node's EPROTO prints it.
+			"alert_protocol_version", "alert_handshake_failure",
 			// The certificate refused in other stacks (catalogue
 			// java-pkix-path, dotnet-remote-certificate-invalid,
 			// rustls-unknown-issuer): Java's PKIX validation, .NET's

@@ -34,6 +34,14 @@ var googleRules = []rule{
 		any: []string{"failed to sign in. message:", "failed to login. message:", "error authenticating:",
 			"failed to exchange authorization code for tokens", "failed to authenticate with user code",
 			"fatalauthenticationerror", "is not authorized to access your account", "not yet authorized to access your account"}},
+	// Gemini CLI's words when the account may not use a model
+	// (useQuotaAndFallback.ts, ModelNotFoundError): "It seems like you don't
+	// have access to <model>. This model is not available for personal
+	// accounts." / "Your admin might have disabled the access. Contact them
+	// to enable the Preview Release Channel."
+	{id: "gemini.model_access.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"not available for personal accounts", "to enable the preview release channel",
+			"seems like you don't have access to"}},
 	// Gemini CLI's session-turn cap in non-interactive mode
 	// (nonInteractiveCliAgentSession.ts: FatalTurnLimitedError, "Reached max
 	// session turns for this session. Increase the number of turns by
@@ -60,7 +68,10 @@ var googleRules = []rule{
 	// retries. Please try again."); its interim "… Retrying..." is a retry
 	// line (agentRetryWords).
 	{id: "gemini.invalid_chunk.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.7,
-		any: []string{"invalid chunk or missing finish reason", "stream ended with an invalid chunk", "invalid response stream detected"}},
+		any: []string{"invalid chunk or missing finish reason", "stream ended with an invalid chunk", "invalid response stream detected",
+			// Gemini CLI's non-interactive mode (nonInteractiveCli.ts): "Invalid
+			// stream: The model returned an empty response or malformed tool call."
+			"returned an empty response or malformed tool call"}},
 
 	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:"}},

@@ -251,6 +251,13 @@ var transportLostRules = []rule{
 			// aiohttp's body cut short (ClientPayloadError), okio's
 			// EOFException when the connection closed inside a header line.
 			"response payload is not completed", `\n not found: limit=`}},
+	// Node's http client ends a response whose socket closed under it with
+	// connResetException('aborted') (lib/_http_client.js
+	// socketCloseListener; lib/internal/errors.js, code ECONNRESET): "Error:
+	// aborted" over that frame. Before a response the same frame says
+	// "socket hang up" (node.errno.v1's network failure).
+	{id: "node.response_aborted.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		all: []string{"error: aborted", "at connresetexception ("}},
 	// A dropped connection in an error's own words ("Connection closed.",
 	// "Network error"), not in prose.
 	{id: "net.connection_closed_text.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.7,

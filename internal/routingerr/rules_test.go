@@ -117,6 +117,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt(`"key": eofmarker`), txt("EOF reached while reading config"), txt("read config: EOF"),
 			txt("Post the file at https://example.com and wait: EOF")},
 	},
+	"node.response_aborted.v1": {
+		pos: []Evidence{txt("Error: aborted\n    at connResetException (node:internal/errors:787:14)\n    at TLSSocket.socketCloseListener (node:_http_client:455:19)")},
+		neg: []Evidence{txt("Error: aborted by the user"), txt("at connResetException (node:internal/errors:787:14)")},
+	},
 	"http2.refused_protocol.v1": {
 		pos: []Evidence{txt("stream error: stream ID 1; HTTP_1_1_REQUIRED; received from peer")},
 		neg: []Evidence{txt("stream error: stream ID 1; PROTOCOL_ERROR; received from peer"), txt("HTTP/1.1 required headers missing")},
@@ -410,6 +414,15 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"gemini.project_required.v1": {
 		pos: []Evidence{txt("This account requires setting the GOOGLE_CLOUD_PROJECT or GOOGLE_CLOUD_PROJECT_ID env var.")},
 		neg: []Evidence{txt("GOOGLE_CLOUD_PROJECT is set"), txt("invalid google cloud region")},
+	},
+	"gemini.model_access.v1": {
+		pos: []Evidence{txt("It seems like you don't have access to Gemini 3 Pro.\nYour admin might have disabled the access. Contact them to enable the Preview Release Channel.")},
+		neg: []Evidence{txt("You now have access to Gemini 3 Pro"), txt("available for all accounts")},
+	},
+	"google.long_retry_delay.v1": {
+		pos: []Evidence{txt("You exceeded your current quota, please check your plan and billing details.\nPlease retry in 3600s.")},
+		neg: []Evidence{txt("You exceeded your current quota.\nPlease retry in 40s."),
+			txt("Quota exceeded for metric GenerateRequestsPerMinute. Please retry in 3600s."), txt("Please retry in 3600s.")},
 	},
 	"gemini.turn_limit.v1": {
 		pos: []Evidence{txt("Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json.")},
