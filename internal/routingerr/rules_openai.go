@@ -73,6 +73,17 @@ var openaiRules = []rule{
 	{id: "codex.cyber_policy.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"flagged for possible cybersecurity risk", "cyber_policy"}},
 
+	// codex-rs UsageLimitReachedError for a workspace spend cap
+	// (WorkspaceOwnerUsageLimitReached / WorkspaceMemberUsageLimitReached):
+	// "You hit your spend cap set in your workspace. Increase your spend
+	// cap to continue." Money, not a window: an owner raises the cap.
+	{id: "codex.spend_cap.v1", band: bandReset, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"hit your spend cap"}},
+	// codex-rs CodexErr::InvalidImageRequest ("Image poisoning"), not
+	// retryable: an image in the history is refused, and stays there.
+	{id: "codex.invalid_image.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{"image poisoning"}},
+
 	// ChatGPT-plan limits: {"type":"usage_limit_reached","resets_at":…}.
 	{id: "openai.usage_limit_reached.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
 		any: []string{"usage_limit_reached"}},

@@ -947,6 +947,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Authentication Error, LiteLLM Virtual Key expected. Received=${LM****KEY}, expected to start with 'sk-'.")},
 		neg: []Evidence{txt("LiteLLM virtual keys are expected to be rotated monthly")},
 	},
+	"codex.spend_cap.v1": {
+		pos: []Evidence{txt("You hit your spend cap set by the owner of your workspace. Ask an owner to increase your spend cap to continue.")},
+		neg: []Evidence{txt("set a spend cap for your workspace in settings")},
+	},
+	"codex.invalid_image.v1": {
+		pos: []Evidence{txt("■ Image poisoning")},
+		neg: []Evidence{txt("image poison detection is enabled")},
+	},
 	"copilot.capi_rate_limit_long.v1": {
 		pos: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 3 hours.")},
 		neg: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 5 seconds."),
