@@ -91,6 +91,12 @@ var anthropicRules = []rule{
 		any: []string{"credit balance is too low", "credit balance too low"}},
 	{id: "claude_code.not_logged_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{"not logged in", "run /login", "oauth token revoked", "oauth token has expired", "invalid api key · "}},
+	// A Claude subscription's OAuth token sent by a client the API does not
+	// take for Claude Code ("This credential is only authorized for use with
+	// Claude Code and cannot be used for other API requests."): a 400 by
+	// type, but the credential, not the request, is what must change.
+	{id: "anthropic.claude_code_only_credential.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"only authorized for use with claude code"}},
 	{id: "anthropic.disabled_org.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{"belongs to a disabled organization", "organization has been disabled"}},
 	{id: "anthropic.authentication_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,

@@ -12,6 +12,14 @@ var bedrockRules = []rule{
 		any: []string{"on-demand throughput", "inference profile"}},
 	{id: "bedrock.access_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		any: []string{"accessdeniedexception"}},
+	// Anthropic's models on Bedrock need the account's use case form first:
+	// "Model use case details have not been submitted for this account.
+	// Fill out the Anthropic use case details form before using the model.
+	// If you have already filled out the form, try again in 15 minutes." —
+	// a console step, whatever status or exception carries it, and its "try
+	// again in 15 minutes" is no rate hint.
+	{id: "bedrock.use_case_form.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
+		any: []string{"use case details have not been submitted", "anthropic use case details form"}},
 	{id: "bedrock.service_quota.v1", band: bandUser, code: "quota", class: ClassUserAction, conf: 0.8,
 		any: []string{"servicequotaexceededexception"}},
 	{id: "bedrock.resource_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,

@@ -567,6 +567,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("process exited"), txt("Error: Claude Code process exited with code 1"),
 			txt("Claude Code process exited with code 128"), txt("process exited with code 1430")},
 	},
+	"anthropic.claude_code_only_credential.v1": {
+		pos: []Evidence{txt(`API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"This credential is only authorized for use with Claude Code and cannot be used for other API requests."}}`)},
+		neg: []Evidence{txt("authorized for use with any client")},
+	},
+	"bedrock.use_case_form.v1": {
+		pos: []Evidence{txt("Model use case details have not been submitted for this account. Fill out the Anthropic use case details form before using the model. If you have already filled out the form, try again in 15 minutes.")},
+		neg: []Evidence{txt("use case details were submitted")},
+	},
 	"claude_code.window_limit.v1": {
 		pos: []Evidence{txt("5-hour limit reached"), txt("5 hour limit reached"), txt("Opus limit reached ∙ contact an admin to keep working")},
 		neg: []Evidence{txt("5-hour limit reached, now using extra usage"), txt("5-hour limit reached ∙ resets 3pm (Europe/Paris)"),
