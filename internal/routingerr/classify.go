@@ -318,7 +318,7 @@ func (s *scan) hasAnyID(ids []uint16) bool {
 func (s *scan) result(r *rule, pos int) Classification {
 	c := Classification{Code: r.code, Class: r.class, Confidence: r.conf, RuleID: r.id}
 	if r.hint != nil {
-		c = r.hint(s, c)
+		c = fillHints(s, r.hint(s, c))
 	} else {
 		c = defaultHints(s, c)
 	}

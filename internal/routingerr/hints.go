@@ -33,6 +33,23 @@ func defaultHints(s *scan, c Classification) Classification {
 	return c
 }
 
+// fillHints gives a rule's own hints the ones it left out: Copilot's "Please
+// wait 71 minutes" rule sets the window's end, the wait is the retry hint
+// too. What the rule set stays.
+func fillHints(s *scan, c Classification) Classification {
+	if c.RetryAfter != nil && (c.ResetAt != nil || c.Class != ClassWaitForReset) {
+		return c
+	}
+	d := defaultHints(s, Classification{Class: c.Class})
+	if c.RetryAfter == nil {
+		c.RetryAfter = d.RetryAfter
+	}
+	if c.ResetAt == nil {
+		c.ResetAt = d.ResetAt
+	}
+	return c
+}
+
 // Keywords that gate the hint parsers.
 var (
 	kwRetryAfter      = newKW("retry-after")
@@ -361,11 +378,19 @@ func resetHint(s *scan) (time.Time, bool) {
 		}
 		rest := low[i+len(k.w):]
 		if k != kwResetEpoch[0] {
-			j := skip(rest, 0, `" `)
+			// The key may be escaped (`\"quotaResetTimeStamp\": \"2025-…`):
+			// start after its name, whatever the quotes around it.
+			name := strings.Trim(k.w, `"`)
+			n := strings.Index(low[i:], name)
+			if n < 0 {
+				continue
+			}
+			rest = low[i+n+len(name):]
+			j := skipFill(rest, 0)
 			if j >= len(rest) || (rest[j] != ':' && rest[j] != '=') {
 				continue
 			}
-			rest = rest[skip(rest, j+1, `" `):]
+			rest = rest[skipFill(rest, j+1):]
 		}
 		if t, ok := parseEpochOrRFC3339(s.raw[len(s.raw)-len(rest):]); ok {
 			return t, true
