@@ -119,7 +119,7 @@ var (
 )
 
 // maxRules bounds the rule table (ruleSet is a bitset of rule indices).
-const maxRules = 4 * 64
+const maxRules = 6 * 64
 
 type ruleSet [maxRules / 64]uint64
 
