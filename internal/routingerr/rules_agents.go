@@ -359,7 +359,11 @@ var sharedRules = []rule{
 			"cwd` is not a directory", "missing environment variable", "sign in to network or proxy",
 			"executable not found", "err_module_not_found", "the system cannot find the file specified", "is not registered",
 			// crush (internal/config/load.go): its provider configuration.
-			"failed to configure providers", "failed to load providers"}},
+			"failed to configure providers", "failed to load providers",
+			// opencode's provider that did not load (provider.ts InitError,
+			// "ProviderInitError"; cli/error.ts: 'Failed to initialize
+			// provider "x". Check credentials and configuration.').
+			"provideriniterror", "failed to initialize provider"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to"}},
 
