@@ -71,10 +71,15 @@ var (
 	// Codex's rate-limit headers as a proxy or a debug log prints them
 	// ("x-codex-primary-used-percent: 100", "x-codex-primary-reset-at:
 	// 1773860656"): a window at 100% is exhausted until its reset.
-	kwCodexUsed     = []*kw{newKW("x-codex-primary-used-percent"), newKW("x-codex-secondary-used-percent")}
-	kwRegainAccess  = newKW("regain access on ")
-	kwResetDuration = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
-	kwResetTime     = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
+	kwCodexUsed = []*kw{newKW("x-codex-primary-used-percent"), newKW("x-codex-secondary-used-percent")}
+	// OpenRouter's metadata headers ("X-RateLimit-Reset":"1741305600000")
+	// and the header as other APIs print it.
+	kwRateLimitReset  = newKW("x-ratelimit-reset")
+	kwRetryAfterSnake = newKW("retry_after")
+	kwQuotaResetDelay = newKW("quotaresetdelay")
+	kwRegainAccess    = newKW("regain access on ")
+	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
+	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
 		newKW("anthropic-ratelimit-input-tokens-reset"), newKW("anthropic-ratelimit-output-tokens-reset")}
 	// Code Assist's ErrorInfo metadata "quotaResetTimeStamp" is the
 	// instant itself; it outranks the message's "Resets in 160h20m10s",
@@ -111,6 +116,10 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 				if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
 					return clampHint(time.Duration(f * float64(time.Second)))
 				}
+				// RFC 9110: Retry-After = HTTP-date / delay-seconds.
+				if d, ok := retryAfterDate(s, i+len("retry-after")); ok {
+					return clampHint(d)
+				}
 			}
 			break
 		}
@@ -122,8 +131,32 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 			}
 		}
 	}
+	// Gateways' JSON: "retry_after_ms": 41200, "retry_after": 30 (seconds).
+	if s.hasKW(kwRetryAfterSnake) {
+		if v, ok := valueAfterExact(low, "retry_after_ms"); ok {
+			if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+				return clampHint(time.Duration(n * float64(time.Millisecond)))
+			}
+		}
+		for _, k := range []string{"retry_after_seconds", "retry_after"} {
+			if v, ok := valueAfterExact(low, k); ok {
+				if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+					return clampHint(time.Duration(n * float64(time.Second)))
+				}
+			}
+		}
+	}
 	if s.hasKW(kwRetryDelay) {
 		if v, ok := valueAfter(low, kwRetryDelay.w); ok {
+			if d, _, ok := parseHumanDuration(v); ok {
+				return clampHint(d)
+			}
+		}
+	}
+	// Code Assist's ErrorInfo metadata "quotaResetDelay": "373.801628ms",
+	// when no RetryInfo came with it.
+	if s.hasKW(kwQuotaResetDelay) {
+		if v, ok := valueAfter(low, kwQuotaResetDelay.w); ok {
 			if d, _, ok := parseHumanDuration(v); ok {
 				return clampHint(d)
 			}
@@ -153,6 +186,16 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 					return clampHint(d)
 				}
 			}
+		}
+	}
+	// "X-RateLimit-Reset": OpenRouter's epoch milliseconds, an epoch in
+	// seconds, or seconds from now.
+	if t, d, ok := rateLimitReset(s); ok {
+		if t.IsZero() {
+			return clampHint(d)
+		}
+		if !s.now.IsZero() && t.After(s.now) {
+			return clampHint(t.Sub(s.now))
 		}
 	}
 	if !s.now.IsZero() {
@@ -397,6 +440,9 @@ func resetHint(s *scan) (time.Time, bool) {
 		}
 	}
 	if t, ok := codexWindowReset(s); ok {
+		return t, true
+	}
+	if t, _, ok := rateLimitReset(s); ok && !t.IsZero() {
 		return t, true
 	}
 	if i := s.indexKW(kwRegainAccess); i >= 0 {
@@ -794,4 +840,77 @@ func spentWindow(s *scan, w string) bool {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	return err == nil && f >= 100
+}
+
+// retryAfterDate reads an HTTP-date after "retry-after" (at i, the end of
+// the name): "Retry-After: Wed, 21 Oct 2026 07:28:00 GMT", as a wait from
+// now.
+func retryAfterDate(s *scan, i int) (time.Duration, bool) {
+	if s.now.IsZero() {
+		return 0, false
+	}
+	j := skipFill(s.low, i)
+	if j >= len(s.low) || s.low[j] != ':' {
+		return 0, false
+	}
+	j = skipFill(s.low, j+1)
+	const n = len("Mon, 02 Jan 2006 15:04:05 GMT")
+	if len(s.raw)-j < n {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC1123, s.raw[j:j+n])
+	if err != nil || !t.After(s.now) {
+		return 0, false
+	}
+	return t.Sub(s.now), true
+}
+
+// valueAfterExact is valueAfter for a key that is also the start of longer
+// keys ("retry_after" and "retry_after_ms", "x-ratelimit-reset" and
+// "x-ratelimit-reset-requests"): only the key itself counts.
+func valueAfterExact(low, key string) (string, bool) {
+	for off, n := 0, 0; n < 8; n++ {
+		i := strings.Index(low[off:], key)
+		if i < 0 {
+			return "", false
+		}
+		i += off
+		off = i + len(key)
+		if off < len(low) && (isAlnum(low[off]) || low[off] == '-' || low[off] == '_') {
+			continue
+		}
+		if v, ok := valueAfter(low[i:], key); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// rateLimitReset reads "x-ratelimit-reset": a 13-digit value is epoch
+// milliseconds (OpenRouter), 10 digits epoch seconds (the instant t), a
+// smaller number the seconds left (d, t zero).
+func rateLimitReset(s *scan) (t time.Time, d time.Duration, ok bool) {
+	if !s.hasKW(kwRateLimitReset) {
+		return time.Time{}, 0, false
+	}
+	v, found := valueAfterExact(s.low, kwRateLimitReset.w)
+	if !found {
+		return time.Time{}, 0, false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) {
+			return time.Time{}, 0, false
+		}
+	}
+	if len(v) == 10 || len(v) == 13 {
+		if t, ok := parseEpochOrRFC3339(v); ok {
+			return t, 0, true
+		}
+		return time.Time{}, 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || time.Duration(n)*time.Second > maxHint {
+		return time.Time{}, 0, false
+	}
+	return time.Time{}, time.Duration(n) * time.Second, true
 }
