@@ -14,7 +14,7 @@ import "fmt"
 // outFlag when keywords end at its target.
 
 const (
-	maxTracked  = 56 // keywords whose last position the scan records
+	maxTracked  = 80 // keywords whose last position the scan records
 	maxKeywords = 20 * 64
 	denseDepth  = 8 // states up to this depth get dense rows
 	outFlag     = 1 << 15
