@@ -232,3 +232,12 @@ func TestHeldoutFifteenth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 15, "fifteenth held-out set")
 }
+
+// TestHeldoutSixteenth measures testdata/heldout16: 72 real errors in the
+// hidden set's proportions (every emitter), collected after heldout12–15 had
+// landed and committed before the classifier saw them
+// (testdata/heldout16/README.md).
+func TestHeldoutSixteenth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 16, "sixteenth held-out set")
+}
