@@ -12,8 +12,42 @@ var acpRules = []rule{
 		gate:     acpCancelWords,
 		none:     []string{"client.timeout", "while waiting for connection"},
 		match:    func(s *scan) int { return anyBounded(s.low, acpCancelWords...) }},
+	// claude-agent-acp's data.errorKind: the Agent SDK's
+	// SDKAssistantMessageError for the turn's last assistant error
+	// (claude-agent-sdk 0.3.334 sdk.d.ts) or the adapter's own kinds. A
+	// client with AIR session failures gets only "Internal error" and the
+	// kind. "rate_limit" (a usage window and a per-minute 429 alike),
+	// "invalid_request", "unknown" and "incomplete_tool_call" say too
+	// little to decide alone; the message does.
 	{id: "acp.error_kind_auth.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
-		any: []string{`"errorkind":"authentication_failed"`, `"errorkind": "authentication_failed"`}},
+		any: []string{`"errorkind":"authentication_failed"`, `"errorkind": "authentication_failed"`,
+			`"errorkind":"oauth_org_not_allowed"`, `"errorkind":"cloud_credential_error"`}},
+	{id: "acp.error_kind_billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{`"errorkind":"billing_error"`, `"errorkind":"account_on_hold"`}},
+	// 403 permission_error with error_code verification_required: the
+	// organization must verify at the console.
+	{id: "acp.error_kind_permission.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{`"errorkind":"verification_required"`}},
+	{id: "acp.error_kind_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{`"errorkind":"model_not_found"`}},
+	// The response hit the output-token maximum: the same request stops
+	// at the same place.
+	{id: "acp.error_kind_output_limit.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{`"errorkind":"max_output_tokens"`}},
+	{id: "acp.error_kind_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
+		any: []string{`"errorkind":"overloaded"`}},
+	// The adapter's own: the turn went idle without a result (the model
+	// stream dropped), the query stream failed, the worker shut down.
+	{id: "acp.error_kind_lost.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{`"errorkind":"no_result"`, `"errorkind":"transport_lost"`, `"errorkind":"worker_shutdown"`}},
+	// The Agent SDK could not start the CLI (sdk.mjs: "Claude Code native
+	// binary at … exists but failed to launch. This usually means the
+	// binary does not match this system's libc …", "… The spawn failed
+	// (ENOENT) because its working directory does not exist", "Failed to
+	// spawn Claude Code process: spawn … EACCES"): the install or cwd.
+	{id: "acp.agent_launch_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any:  []string{"exists but failed to launch", "failed to spawn claude code process"},
+		none: []string{"enomem", "eagain"}},
 	// ACP's auth_required (-32000). Other agents use -32000 for anything, so
 	// the message decides, not the code.
 	{id: "acp.auth_required.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

@@ -9,7 +9,11 @@ var anthropicRules = []rule{
 	// our cancel flag we cannot tell who did, so it is not trusted to retry.
 	{id: "claude_code.aborted.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.5,
 		any: []string{"operation aborted", "request was aborted", "operation was aborted", "operation was cancelled",
-			"messageabortederror", "aborterror"},
+			"messageabortederror", "aborterror",
+			// The Agent SDK's own abort (sdk.mjs: "Claude Code process aborted
+			// by user", "Connection aborted by user"); catalogue
+			// claude-agent-sdk-aborted-0.3.334.
+			"aborted by user"},
 		none: []string{"due to timeout"}},
 
 	// "API Error (529 …) · Retrying in 4 seconds… (attempt 4/10)": Claude
@@ -76,9 +80,23 @@ var anthropicRules = []rule{
 		any: []string{"tool use concurrency", "run /rewind"}},
 	{id: "anthropic.tool_result_mismatch.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"ids were found without `tool_result`", "ids were found without tool_result",
-			"unexpected `tool_use_id`", "unexpected tool_use_id"}},
+			"unexpected `tool_use_id`", "unexpected tool_use_id",
+			// "`tool_use` ids must be unique", which Claude Code 2.1.112 shows
+			// as "API Error: 400 duplicate tool_use ID in conversation
+			// history." (catalogue claude-code-dup-tool-use-np-2.1.112).
+			"tool_use` ids must be unique", "duplicate tool_use id"}},
 	{id: "anthropic.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.95,
-		any: []string{"prompt is too long", "input is too long for requested model"}},
+		any: []string{"prompt is too long", "input is too long for requested model",
+			// Claude Code 2.1.112 on stop_reason model_context_window_exceeded:
+			// "API Error: The model has reached its context window limit."
+			"reached its context window limit"}},
+	// The API's "image dimensions exceed max allowed size for many-image
+	// requests", as Claude Code 2.1.112 words it: "An image in the
+	// conversation exceeds the dimension limit for many-image requests
+	// (2000px). …": the history carries the image, so the same request
+	// fails again until it is compacted away.
+	{id: "anthropic.image_dimensions.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"exceeds the dimension limit", "image dimensions exceed", "for many-image requests"}},
 	// "Request too large (max 30 MB)"; OpenAI's per-minute wording is a
 	// different failure (rules_openai.go).
 	{id: "anthropic.request_too_large.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.9,
@@ -97,6 +115,35 @@ var anthropicRules = []rule{
 	// type, but the credential, not the request, is what must change.
 	{id: "anthropic.claude_code_only_credential.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{"only authorized for use with claude code"}},
+	// Claude Code 2.1.112 after a revoked token or an organization without
+	// OAuth access: "Your account does not have access to Claude. Please
+	// login again or contact your administrator." (and "… to Claude Code.
+	// Please run /login.").
+	{id: "claude_code.no_claude_access.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"does not have access to claude", "please login again or contact your administrator"}},
+	// Claude Code's 401/403 in a remote session: "Authentication error ·
+	// This may be a temporary network issue, please try again" (and the
+	// status line's "Authentication error · Try again"). The status is an
+	// auth failure; replaying it only repeats the banner, so the
+	// credential is what is asked to change.
+	{id: "claude_code.auth_error_notice.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.75,
+		any: []string{"authentication error · "}},
+	// A feature the plan does not include (Claude Code 2.1.112: "Auto mode
+	// is unavailable for your plan", a 400 naming the beta header): the
+	// setting has to change, not the request's timing.
+	{id: "claude_code.plan_feature.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"unavailable for your plan", "not available for your plan", "not available on your plan"}},
+	// A model the cloud deployment does not serve (Claude Code 2.1.112, a
+	// 404 on Bedrock/Vertex: "The model X is not available on your Bedrock
+	// deployment. Try /model to switch to Y, or ask your admin to enable
+	// this model.").
+	{id: "claude_code.model_deployment.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"ask your admin to enable this model"}},
+	// The CLI's result errors for the limits the caller set (2.1.112's
+	// result.errors, which claude-agent-acp 0.101.0 forwards:
+	// "Reached maximum number of turns (25)", "Reached maximum budget ($5)").
+	{id: "claude_code.result_limit.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.85,
+		any: []string{"reached maximum number of turns", "reached maximum budget"}},
 	{id: "anthropic.disabled_org.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{"belongs to a disabled organization", "organization has been disabled"}},
 	{id: "anthropic.authentication_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
@@ -134,6 +181,16 @@ var anthropicRules = []rule{
 	{id: "anthropic.rate_limit_error.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
 		any: []string{`"rate_limit_error"`}},
 
+	// The Anthropic API's timeout_error type (a 408 or 504 body; the SDK's
+	// RequestTimeoutError / GatewayTimeoutError carry it).
+	// After the status band, so a 504 still reads as the gateway's.
+	{id: "anthropic.timeout_error.v1", band: bandGeneric, code: "network", class: ClassTransient, conf: 0.85,
+		any: []string{`"type":"timeout_error"`, `"type": "timeout_error"`}},
+	// @anthropic-ai/sdk's MessageStream when the stream ends early ("stream
+	// ended without producing a Message with role=assistant", "request
+	// ended without sending any chunks"): the connection, not the request.
+	{id: "anthropic.stream_incomplete.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"stream ended without producing", "request ended without sending any chunks"}},
 	{id: "network.connection_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.9,
 		any: []string{"connection closed mid-response", "closed mid-response"}},
 	{id: "claude_code.request_timed_out.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,

@@ -333,6 +333,66 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`unexpected status 400 Bad Request: {"error":{"message":"No tool output found for function call call_x."}}`)},
 		neg: []Evidence{txt("tool output found")},
 	},
+	"claude_code.no_claude_access.v1": {
+		pos: []Evidence{txt("Your organization does not have access to Claude. Please login again or contact your administrator.")},
+		neg: []Evidence{txt("the sandbox does not have access to the claude config dir"), txt("please contact your administrator")},
+	},
+	"claude_code.auth_error_notice.v1": {
+		pos: []Evidence{txt("Authentication error · This may be a temporary network issue, please try again")},
+		neg: []Evidence{txt("Authentication error: the proxy refused")},
+	},
+	"claude_code.plan_feature.v1": {
+		pos: []Evidence{txt("Auto mode is unavailable for your plan")},
+		neg: []Evidence{txt("Auto mode is unavailable right now"), txt("the plan is unavailable")},
+	},
+	"claude_code.model_deployment.v1": {
+		pos: []Evidence{txt("The model claude-opus-4-7 is not available on your Vertex deployment. Try /model to switch to claude-opus-4-1, or ask your admin to enable this model.")},
+		neg: []Evidence{txt("ask your admin"), txt("enable this model in settings")},
+	},
+	"claude_code.result_limit.v1": {
+		pos: []Evidence{txt("Reached maximum number of turns (10)")},
+		neg: []Evidence{txt("maximum number of turns: 10"), txt("budget reached 50%")},
+	},
+	"anthropic.image_dimensions.v1": {
+		pos: []Evidence{status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.3.content.1.image.source.base64.data: image dimensions exceed max allowed size for many-image requests: 2000 pixels"}}`)},
+		neg: []Evidence{txt("image dimensions: 2000x1000"), txt("many images were attached")},
+	},
+	"anthropic.timeout_error.v1": {
+		pos: []Evidence{txt(`RequestTimeoutError: 408 {"type":"error","error":{"type":"timeout_error","message":"Request timeout"}}`)},
+		neg: []Evidence{txt("timeout_error_count: 0"), txt(`{"type":"timeout"}`)},
+	},
+	"anthropic.stream_incomplete.v1": {
+		pos: []Evidence{txt("AnthropicError: stream ended without producing a Message with role=assistant")},
+		neg: []Evidence{txt("stream ended"), txt("request ended")},
+	},
+	"acp.error_kind_billing.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"account_on_hold"}`}},
+		neg: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"rate_limit"}`}, txt("billing_error")},
+	},
+	"acp.error_kind_permission.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"verification_required"}`}},
+		neg: []Evidence{txt("verification_required")},
+	},
+	"acp.error_kind_model.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"model_not_found"}`}},
+		neg: []Evidence{txt("model_not_found")},
+	},
+	"acp.error_kind_output_limit.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"max_output_tokens"}`}},
+		neg: []Evidence{txt("max_output_tokens: 32000")},
+	},
+	"acp.error_kind_overloaded.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"overloaded"}`}},
+		neg: []Evidence{txt("overloaded")},
+	},
+	"acp.error_kind_lost.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"worker_shutdown"}`}},
+		neg: []Evidence{txt("transport_lost"), txt("no_result")},
+	},
+	"acp.agent_launch_failed.v1": {
+		pos: []Evidence{txt("Failed to spawn Claude Code process: spawn /usr/local/bin/claude EACCES")},
+		neg: []Evidence{txt("Failed to spawn Claude Code process: spawn claude ENOMEM"), txt("failed to launch the browser")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
