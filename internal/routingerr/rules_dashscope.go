@@ -38,4 +38,12 @@ var dashscopeRules = []rule{
 	// (the TPM allocation).
 	{id: "dashscope.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		any: dashscopeCode("Throttling", "Throttling.RateQuota", "Throttling.BurstRate", "Throttling.AllocationQuota")},
+	// Qwen Code's own OAuth (packages/core/src/qwen/qwenOAuth2.ts): the
+	// device flow failing ("Device authorization failed: …", "Device token
+	// poll failed: access_denied - …"), the refresh token refused ("Refresh
+	// token expired or invalid. Please use '/auth' to re-authenticate.",
+	// "Qwen OAuth credentials expired. …", "No refresh token available").
+	{id: "qwen.oauth_failed.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"device authorization failed", "device token poll failed", "refresh token expired or invalid",
+			"oauth credentials expired", "no refresh token available"}},
 }

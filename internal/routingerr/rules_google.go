@@ -2,6 +2,11 @@ package routingerr
 
 // Gemini API, Gemini CLI and Vertex AI (including Claude on Vertex).
 var googleRules = []rule{
+	// Gemini CLI's own cancel (errors.ts FatalCancellationError "Operation
+	// cancelled.", exit 130; CanceledError "The operation was canceled."):
+	// the user stopped it, nothing to retry or fix.
+	{id: "gemini.cancelled.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.6,
+		any: []string{"fatalcancellationerror", "operation cancelled.", "operation was canceled"}},
 	// RESOURCE_EXHAUSTED: quota.* in rules_agents.go read its quota ids.
 
 	{id: "gemini.api_key_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
@@ -33,7 +38,32 @@ var googleRules = []rule{
 	{id: "gemini.sign_in_failed.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"failed to sign in. message:", "failed to login. message:", "error authenticating:",
 			"failed to exchange authorization code for tokens", "failed to authenticate with user code",
-			"fatalauthenticationerror", "is not authorized to access your account", "not yet authorized to access your account"}},
+			"fatalauthenticationerror", "is not authorized to access your account", "not yet authorized to access your account",
+			// oauth2.ts's browser and device flows: the callback server, the
+			// redirect's error, the five-minute timeouts, a cancel, the
+			// metadata server's ADC, a broken credentials file.
+			"manual authorization is required", "authentication timed out after", "authorization timed out after",
+			"authentication cancelled by user", "oauth callback", "google oauth error:", "oauth state mismatch",
+			"no authorization code received", "during oauth authentication", "could not authenticate using",
+			"invalid credentials format",
+			// setup.ts / errors.ts: account validation declined, or "/auth" chosen instead.
+			"cancelled account validation", "requested to change authentication method"}},
+	// No credentials configured for the chosen auth method (config/auth.ts,
+	// validateNonInterActiveAuth.ts, acpSessionManager.ts): "When using
+	// Gemini API, you must specify the GEMINI_API_KEY environment
+	// variable.", "Please set an Auth method in your settings.json …", an
+	// enforced auth type that is not the current one, "Gemini API key is
+	// missing or not configured." (ACP).
+	{id: "gemini.auth_method_unset.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"please set an auth method", "the enforced authentication type is", "is enforced, but no authentication is configured",
+			"you must specify the gemini_api_key", "when using vertex ai, you must specify", "gemini api key is missing"}},
+	// The rest of Gemini CLI's setup: an auth type it does not know
+	// ("Invalid auth method selected.", codeAssist.ts "Unsupported authType:
+	// …"), a bad GOOGLE_GEMINI_BASE_URL ("Invalid custom base URL: …"), the
+	// Cloud Shell default project refused (server.ts).
+	{id: "gemini.setup_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"invalid auth method selected", "unsupported authtype:", "invalid custom base url:",
+			"cloud shell gemini project was denied"}},
 	// Gemini CLI's words when the account may not use a model
 	// (useQuotaAndFallback.ts, ModelNotFoundError): "It seems like you don't
 	// have access to <model>. This model is not available for personal
@@ -48,7 +78,9 @@ var googleRules = []rule{
 	// specifying maxSessionTurns in settings.json."): a replay stops at the
 	// same cap.
 	{id: "gemini.turn_limit.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.9,
-		any: []string{"reached max session turns", "fatalturnlimitederror"}},
+		any: []string{"reached max session turns", "fatalturnlimitederror",
+			// stream-json's error event when the cap was not configured.
+			"maximum session turns exceeded"}},
 	{id: "gemini.permission_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{`"status":"permission_denied"`, `"status": "permission_denied"`}},
 
@@ -71,8 +103,37 @@ var googleRules = []rule{
 		any: []string{"invalid chunk or missing finish reason", "stream ended with an invalid chunk", "invalid response stream detected",
 			// Gemini CLI's non-interactive mode (nonInteractiveCli.ts): "Invalid
 			// stream: The model returned an empty response or malformed tool call."
-			"returned an empty response or malformed tool call"}},
+			"returned an empty response or malformed tool call",
+			// geminiChat.ts's InvalidStreamError texts (NO_FINISH_REASON,
+			// MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, NO_RESPONSE_TEXT,
+			// THINKING_ONLY_RESPONSE) and the non-interactive mode's words for
+			// them (utils/constants.ts): Gemini CLI retries these itself, so
+			// once they end a turn they are the model's flake. The blocked and
+			// MAX_TOKENS endings are terminal (gemini.response_blocked.v1,
+			// gemini.output_token_limit.v1).
+			"model stream ended with", "model stream ended without", "returned an empty response",
+			"returned an empty text response", "but no final response text"}},
+	// A response the model's own filters ended empty: "Model stream ended due
+	// to safety settings (SAFETY) …", RECITATION, OTHER, and the
+	// non-interactive mode's "The model response was blocked due to safety
+	// settings." / "… recitation/copyright filters." / "… other policy
+	// settings.": the same prompt is blocked again.
+	{id: "gemini.response_blocked.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any:  []string{"model stream ended due to", "model response was blocked due to"},
+		none: []string{"(max_tokens)"}},
+	// MAX_TOKENS with nothing but thoughts: "Model stream ended due to token
+	// limit exhaustion (MAX_TOKENS) with empty response text." / "Model
+	// response was truncated because it exceeded the token limit. Try using
+	// /compress to free up context space."
+	{id: "gemini.output_token_limit.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.8,
+		any: []string{"token limit exhaustion (max_tokens)", "truncated because it exceeded the token limit"}},
 
+	// INVALID_ARGUMENT with nothing more specific (a key, a region, a
+	// context overflow decide first): Gemini CLI's "[API Error: <message>
+	// (Status: INVALID_ARGUMENT)]" (errorParsing.ts), the JSON body, gRPC's
+	// "3 INVALID_ARGUMENT:".
+	{id: "gemini.invalid_argument.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.75,
+		any: []string{"(status: invalid_argument)", `"status":"invalid_argument"`, `"status": "invalid_argument"`, "3 invalid_argument:"}},
 	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,

@@ -303,6 +303,16 @@ var transportLostRules = []rule{
 	{id: "qwen.request_timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
 		any: []string{"try reducing input length or increasing timeout in config", "streaming setup timeout after",
 			"streaming request timeout after", "streaming timeout troubleshooting:", "streaming setup timeout troubleshooting:"}},
+	// opencode's idle timer on a provider stream (session/message-v2.ts: a
+	// TimeoutError becomes "Idle timeout: no data received from provider",
+	// retryable): the provider went quiet, a new request resumes.
+	{id: "opencode.idle_timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		any: []string{"no data received from provider"}},
+	// The disk is full (ENOSPC; Gemini CLI's fsErrorMessages.ts "No space
+	// left on device. Free up some disk space and try again.", which its
+	// non-interactive mode makes fatal): nothing to replay until space is freed.
+	{id: "os.no_space.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"no space left on device", "enospc"}},
 	// axios (bundled in Claude Code and others): "timeout of 5000ms exceeded".
 	{id: "axios.timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate: []string{"timeout of "},

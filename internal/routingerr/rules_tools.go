@@ -9,12 +9,15 @@ var toolRules = []rule{
 	// "Free limit reached" / "Subscribe to OpenCode Go…", and policy()
 	// backs off up to five times): a retry notice, not the final error.
 	{id: "opencode.zen_free_limit_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
-		gate:  []string{"subscribe to opencode go", "subscribe to go"},
+		gate:  []string{"subscribe to opencode go", "subscribe to go", "free usage exceeded, add credits"},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			i := s.index("subscribe to opencode go", true)
 			if i < 0 {
 				i = s.index("subscribe to go", true)
+			}
+			if i < 0 { // the wording before Go: "Free usage exceeded, add credits https://opencode.ai/zen"
+				i = s.index("free usage exceeded, add credits", true)
 			}
 			if i < 0 || s.retriesOver(i) {
 				return -1

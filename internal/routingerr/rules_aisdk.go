@@ -1,0 +1,55 @@
+package routingerr
+
+// The Vercel AI SDK (packages/ai, provider, provider-utils, gateway) as
+// opencode and other agents relay it, and opencode's own wording around
+// it (provider/error.ts, session/retry.ts, cli/error.ts). Catalogue
+// opencode.jsonl ai-sdk-*, ai-gateway-*, opencode-*. The SDK's error names
+// stay in the text ("AI_NoOutputGeneratedError: …"); a wrapped provider
+// error inside them decides first (these rules sit in late bands).
+var aisdkRules = []rule{
+	// A stream that ended without anything usable: no output or content, an
+	// empty body, a chunk that does not parse or validate, a tool the model
+	// made up, the Gateway's invalid or failed upstream response.
+	{id: "aisdk.no_output.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.6,
+		any: []string{"ai_nooutputgeneratederror", "ai_nocontentgeneratederror", "ai_emptyresponsebodyerror",
+			"ai_typevalidationerror", "ai_jsonparseerror", "ai_nosuchtoolerror", "gatewayresponseerror",
+			"invalid response from gateway", "gatewayfaileddependencyerror"}},
+	// The request itself is wrong: AI_InvalidPromptError ("Invalid prompt:
+	// …"), AI_InvalidArgumentError, the Gateway's invalid_request_error.
+	{id: "aisdk.invalid_request.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
+		any: []string{"ai_invalidprompterror", "ai_invalidargumenterror", "gatewayinvalidrequesterror"}},
+	// AI_MissingToolResultsError: the history has a tool call without its
+	// result, so every replay is rejected the same way.
+	{id: "aisdk.missing_tool_results.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.8,
+		any: []string{"ai_missingtoolresultserror", "tool result is missing for tool call", "tool results are missing for tool calls"}},
+	// A model id the provider does not have: AI_NoSuchModelError ("No such
+	// languageModel: …"), GatewayModelNotFoundError.
+	{id: "aisdk.no_such_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"ai_nosuchmodelerror", "no such languagemodel", "gatewaymodelnotfounderror"}},
+	// AI_LoadSettingError ("Google Vertex project setting is missing. Pass
+	// it using the 'project' parameter …").
+	{id: "aisdk.setting_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"ai_loadsettingerror", "setting is missing. pass it using"}},
+	// GatewayForbiddenError, and opencode's words for a proxy's HTML 403
+	// ("Forbidden: request was blocked by a gateway or proxy. You may not
+	// have permission to access this resource …").
+	{id: "aisdk.forbidden.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.8,
+		any: []string{"gatewayforbiddenerror", "you may not have permission to access this resource"}},
+	// opencode's words for a proxy's HTML 401 ("Unauthorized: request was
+	// blocked by a gateway or proxy. Your authentication token may be
+	// missing or expired …").
+	{id: "opencode.proxy_unauthorized.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		any: []string{"authentication token may be missing or expired"}},
+	// opencode's configuration errors (cli/error.ts): "Config file at … is
+	// not valid JSON(C)", "Configuration is invalid at …", an MCP server
+	// needing auth it cannot do.
+	{id: "opencode.config_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"is not valid json(c)", "configuration is invalid", "does not support mcp authentication"}},
+	// The retry reasons session/retry.ts shows (and a final error can carry):
+	// "Provider is overloaded", "Rate Limited".
+	{id: "opencode.provider_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.75,
+		any: []string{"provider is overloaded"}},
+	{id: "opencode.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
+		gate:  []string{"rate limited"},
+		match: func(s *scan) int { return s.errorText("rate limited") }},
+}

@@ -1,0 +1,89 @@
+package routingerr
+
+// Fixtures for the rules read from Gemini CLI, Qwen Code, opencode and the
+// Vercel AI SDK sources (catalogue gemini-cli.jsonl, qwen-code.jsonl,
+// opencode.jsonl); positives come from the catalogue, these are the near
+// misses each rule must leave alone.
+func init() {
+	for id, f := range map[string]struct{ pos, neg []Evidence }{
+		"gemini.cancelled.v1": {
+			pos: []Evidence{txt("FatalCancellationError: Operation cancelled.")},
+			neg: []Evidence{txt("Operation cancelling is not supported"), txt("the cancelled operations list is empty")},
+		},
+		"gemini.response_blocked.v1": {
+			pos: []Evidence{txt("[ERROR] The model response was blocked due to safety settings.")},
+			neg: []Evidence{txt("Model stream ended due to token limit exhaustion (MAX_TOKENS) with empty response text."),
+				txt("safety settings updated")},
+		},
+		"gemini.output_token_limit.v1": {
+			pos: []Evidence{txt("Model stream ended due to token limit exhaustion (MAX_TOKENS) with empty response text.")},
+			neg: []Evidence{txt("finishReason: MAX_TOKENS"), txt("the token limit is 8192")},
+		},
+		"gemini.auth_method_unset.v1": {
+			pos: []Evidence{txt("When using Gemini API, you must specify the GEMINI_API_KEY environment variable.")},
+			neg: []Evidence{txt("GEMINI_API_KEY is set"), txt("auth method: oauth-personal")},
+		},
+		"gemini.setup_invalid.v1": {
+			pos: []Evidence{txt("Invalid auth method selected.")},
+			neg: []Evidence{txt("auth method selected: gemini-api-key"), txt("custom base URL: http://localhost:8080")},
+		},
+		"gemini.invalid_argument.v1": {
+			pos: []Evidence{txt("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]")},
+			neg: []Evidence{txt("[API Error: Internal error encountered. (Status: INTERNAL)]"), txt("invalid argument count")},
+		},
+		"qwen.oauth_failed.v1": {
+			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
+			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
+		},
+		"aisdk.no_output.v1": {
+			pos: []Evidence{txt("AI_NoOutputGeneratedError: No output generated. Check the stream for errors.")},
+			neg: []Evidence{txt("No output generated for this cell"), txt("type validation passed")},
+		},
+		"aisdk.invalid_request.v1": {
+			pos: []Evidence{txt("AI_InvalidPromptError: Invalid prompt: messages must not be empty")},
+			neg: []Evidence{txt("Invalid prompt template name"), txt("invalid request id")},
+		},
+		"aisdk.missing_tool_results.v1": {
+			pos: []Evidence{txt("AI_MissingToolResultsError: Tool result is missing for tool call call_abc123.")},
+			neg: []Evidence{txt("tool result received for tool call call_abc123"), txt("missing tool name")},
+		},
+		"aisdk.no_such_model.v1": {
+			pos: []Evidence{txt("AI_NoSuchModelError: No such languageModel: gpt-9")},
+			neg: []Evidence{txt("no such file or directory"), txt("languageModel: gpt-4o")},
+		},
+		"aisdk.setting_missing.v1": {
+			pos: []Evidence{txt("AI_LoadSettingError: Google Vertex project setting is missing. Pass it using the 'project' parameter or the GOOGLE_VERTEX_PROJECT environment variable.")},
+			neg: []Evidence{txt("setting loaded from environment"), txt("project setting: my-project")},
+		},
+		"aisdk.forbidden.v1": {
+			pos: []Evidence{txt("GatewayForbiddenError: Forbidden")},
+			neg: []Evidence{txt("you have permission to access this resource"), txt("gateway forwarded the request")},
+		},
+		"opencode.proxy_unauthorized.v1": {
+			pos: []Evidence{txt("Unauthorized: request was blocked by a gateway or proxy. Your authentication token may be missing or expired — try running `opencode auth login <your provider URL>` to re-authenticate.")},
+			neg: []Evidence{txt("authentication token refreshed"), txt("token expires in 3600s")},
+		},
+		"opencode.config_invalid.v1": {
+			pos: []Evidence{txt("Config file at /home/u/.config/opencode/opencode.json is not valid JSON(C): Unexpected token")},
+			neg: []Evidence{txt("configuration is valid"), txt("config file loaded")},
+		},
+		"opencode.provider_overloaded.v1": {
+			pos: []Evidence{txt("Provider is overloaded")},
+			neg: []Evidence{txt("provider is online"), txt("overloaded operator + for type")},
+		},
+		"opencode.rate_limited.v1": {
+			pos: []Evidence{txt("Rate Limited")},
+			neg: []Evidence{txt("requests are no longer rate limited after the upgrade")},
+		},
+		"opencode.idle_timeout.v1": {
+			pos: []Evidence{txt("Idle timeout: no data received from provider")},
+			neg: []Evidence{txt("data received from provider in 120ms"), txt("idle timeout set to 300s")},
+		},
+		"os.no_space.v1": {
+			pos: []Evidence{txt("Error executing tool write_file: No space left on device. Free up some disk space and try again.")},
+			neg: []Evidence{txt("space left on device: 12 GB"), txt("no spaces allowed in file names")},
+		},
+	} {
+		ruleFixtures[id] = f
+	}
+}
