@@ -56,20 +56,29 @@ var anthropicRules = []rule{
 		}},
 	// Spend caps: "You will regain access on 2026-09-01 at 00:00 UTC."
 	{id: "anthropic.spend_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		any: []string{"regain access on", "enforced_spend_limit_reached", "api usage limits", "spending cap reached"}},
+		any: []string{"regain access on", "enforced_spend_limit_reached", "api usage limits", "spending cap reached",
+			// Claude Code 2.0.50's team/enterprise overage rejected: "Limit
+			// reached – contact an admin to keep working".
+			"limit reached – contact an admin"}},
 	// "5-hour limit reached", "Opus limit reached ∙ contact an admin to
 	// keep working": Claude Code names the window alone when it has no reset
 	// to show (`5-hour limit ${reset ? `resets ${reset}` : "reached"}`;
 	// weekly ones are quota.daily.v1's). "5-hour limit reached, now using
 	// extra usage" and "Claude Opus limit reached, now using Sonnet" are
 	// notices: the turn goes on.
+	// 2.0.50 names the window the same way ("Session limit reached",
+	// "Session limit reached ∙ contact an admin to keep working"), and
+	// 2.1.112's retry status line heads its unified-limit wait with the
+	// window's name ("Sonnet limit reached", "Extra usage limit reached").
 	{id: "claude_code.window_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
-		gate: []string{"hour limit reached", "opus limit reached"},
+		gate: windowLimitWords,
 		match: func(s *scan) int {
-			if i := limitReachedNotice(s.low, "hour limit reached"); i >= 0 {
-				return i
+			for _, k := range windowLimitWords {
+				if i := limitReachedNotice(s.low, k); i >= 0 {
+					return i
+				}
 			}
-			return limitReachedNotice(s.low, "opus limit reached")
+			return -1
 		}},
 	// claude --print on a trial past its day's allowance:
 	// {"data":{…},"error_type":"grace_daily_limit_reached"}.
@@ -218,6 +227,9 @@ var anthropicRules = []rule{
 }
 
 var kw529Overloaded = newKW("529 overloaded")
+
+var windowLimitWords = []string{"hour limit reached", "opus limit reached", "session limit reached", "sonnet limit reached",
+	"extra usage limit reached"}
 
 // attemptOnLine: the line from i carries Claude Code's "(attempt N/M)"
 // counter, so "Retrying in X seconds… (attempt N/10)" is the retry line even

@@ -21,7 +21,22 @@ var bedrockRules = []rule{
 	{id: "bedrock.use_case_form.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		any: []string{"use case details have not been submitted", "anthropic use case details form"}},
 	{id: "bedrock.service_quota.v1", band: bandUser, code: "quota", class: ClassUserAction, conf: 0.8,
-		any: []string{"servicequotaexceededexception"}},
+		any: []string{"servicequotaexceededexception",
+			// Its message where the name is dropped (Claude Code through
+			// @anthropic-ai/bedrock-sdk: "API Error: 400 Your request exceeds
+			// the service quota for your account. …").
+			"exceeds the service quota for your account"}},
+	// IAM's denial, in any AWS service's words ("User: arn:… is not
+	// authorized to perform: bedrock:InvokeModel on resource: … because no
+	// identity-based policy allows …"), and AccessDeniedException's "Your
+	// account is not authorized to invoke this API operation.".
+	{id: "aws.iam_not_authorized.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"is not authorized to perform: ", "not authorized to invoke this api operation"}},
+	// SigV4 with a skewed clock ("Signature expired: 20260601T115000Z is
+	// now earlier than …", RequestExpired): the machine's clock, not the
+	// credential (so before bedrock.credentials.v1).
+	{id: "aws.signature_expired.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"signature expired: ", "requestexpired"}},
 	{id: "bedrock.resource_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.8,
 		any: []string{"resourcenotfoundexception"}},
 	{id: "bedrock.credentials.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
@@ -30,7 +45,12 @@ var bedrockRules = []rule{
 			// locate credentials"), the JS SDK's CredentialsProviderError
 			// ("Could not load credentials from any providers"); catalogue
 			// bedrock-botocore-no-credentials, bedrock-js-no-credentials.
-			"unable to locate credentials", "could not load credentials from any providers"}},
+			"unable to locate credentials", "could not load credentials from any providers",
+			// The Bedrock troubleshooting guide's InvalidClientTokenId and
+			// IncompleteSignature: a key that does not exist, a secret that
+			// does not sign.
+			"invalidclienttokenid", "access key id you provided does not exist",
+			"signature we calculated does not match"}},
 
 	{id: "bedrock.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
 		any: []string{"throttlingexception", "too many tokens, please wait", "too many requests, please wait"}},
@@ -47,7 +67,9 @@ var bedrockRules = []rule{
 	// request. Try your request again."
 	{id: "bedrock.internal.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.85,
 		any: []string{"internalserverexception", "modelstreamerrorexception", "modelerrorexception", "modeltimeoutexception",
-			"encountered an unexpected error during processing", "model has timed out in processing the request"}},
+			"encountered an unexpected error during processing", "model has timed out in processing the request",
+			// ModelErrorException's (424) message.
+			"failed due to an error while processing the model"}},
 
 	// "The maximum tokens you requested exceed the model limit of 4096. Try
 	// again with a maximum tokens value lower than 4096.": the request's own

@@ -393,6 +393,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Failed to spawn Claude Code process: spawn /usr/local/bin/claude EACCES")},
 		neg: []Evidence{txt("Failed to spawn Claude Code process: spawn claude ENOMEM"), txt("failed to launch the browser")},
 	},
+	"aws.iam_not_authorized.v1": {
+		pos: []Evidence{txt("User: arn:aws:iam::123456789012:user/dev is not authorized to perform: bedrock:InvokeModel on resource: arn:aws:bedrock:us-west-2::foundation-model/x")},
+		neg: []Evidence{txt("the user is not authorized"), txt("authorized to perform maintenance")},
+	},
+	"aws.signature_expired.v1": {
+		pos: []Evidence{txt("InvalidSignatureException: Signature expired: 20260601T115000Z is now earlier than 20260601T115500Z (20260601T120000Z - 5 min.)")},
+		neg: []Evidence{txt("the signature expired yesterday"), txt("request expired")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
