@@ -87,7 +87,13 @@ var genericRules = []rule{
 			// before the connection rules, which would read the wrapper
 			// ("SSLHandshakeException", "error trying to connect").
 			"pkix path building failed", "unable to find valid certification path", "certpathvalidatorexception",
-			"remote certificate is invalid", "invalidcertificate(", "invalid peer certificate"}},
+			"remote certificate is invalid", "invalidcertificate(", "invalid peer certificate"},
+		// Claude Code lists two codes among its SSL errors that are the
+		// connection's, not the certificate's: "Unable to connect to API:
+		// SSL error (ERR_TLS_HANDSHAKE_TIMEOUT)" and "…
+		// (ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC)" (2.1.112 cli.js;
+		// catalogue claude-code-ssl-handshake-timeout-2.1.112).
+		none: []string{"err_tls_handshake_timeout", "err_ssl_decryption_failed_or_bad_record_mac"}},
 	// The agent binary is missing: a human must install it or fix PATH.
 	// Each launcher's own words: Go's exec.ErrNotFound, a POSIX shell,
 	// Node's spawn ENOENT, Neovim's vim.system ("ENOENT: no such file or

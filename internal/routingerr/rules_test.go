@@ -526,7 +526,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Unable to connect to API: SSL certificate verification failed."), txt("Error: unable to get local issuer certificate"),
 			txt("javax.net.ssl.SSLHandshakeException: PKIX path building failed: unable to find valid certification path to requested target"),
 			txt("error sending request for url (https://x/v1): client error (Connect): invalid peer certificate: UnknownIssuer")},
-		neg: []Evidence{txt("certificate renewed"), txt("x509 parsing library")},
+		neg: []Evidence{txt("certificate renewed"), txt("x509 parsing library"),
+			txt("API Error: Unable to connect to API: SSL error (ERR_TLS_HANDSHAKE_TIMEOUT)")},
 	},
 	"orchestratord.agent_launch.v1": {
 		pos: []Evidence{{Phase: PhaseProcessStart, Err: `agent executable "/opt/ghost" not found`},
