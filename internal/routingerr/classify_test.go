@@ -381,7 +381,7 @@ func TestExplain(t *testing.T) {
 		t.Errorf("span %v does not cover the escaped type in %q", x.Span, x.Text)
 	}
 	_, x = Explain(txt("the worker returns 529 when overloaded"), testNow)
-	if len(x.NearMisses) != 1 || x.NearMisses[0].RuleID != "generic.overloaded_text.v1" {
+	if len(x.NearMisses) != 1 || x.NearMisses[0].RuleID != "generic.overloaded_text.v2" {
 		t.Errorf("near misses %+v, want the prose overload rule", x.NearMisses)
 	}
 	if x.Silent+len(x.NearMisses) != len(Rules()) {

@@ -122,8 +122,14 @@ var (
 	// is not supported with this model" is about a parameter.
 	modelNouns = []string{"model", "deployment"}
 	modelVerbs = []string{"not found", "not_found", "notfound", "does not exist", "is invalid", "not supported",
-		"does not support"}
-	accessVerbs = []string{"don't have access", "do not have access", "no access"}
+		"does not support",
+		// Withheld from this account or plan: "the requested planning
+		// model (claude-3-5-sonnet) is not allowed for your account"
+		// (Warp), "is not available for your account", "… with your
+		// current plan". Not "the model is not allowed to …" (a policy).
+		"not allowed for your", "not allowed for this", "not allowed with your", "not available for your",
+		"not enabled for your"}
+	accessVerbs = []string{"don't have access", "do not have access", "no access", "not allowed to use"}
 	modelStops  = []string{"try again", "later", "temporarily", "currently", "overloaded", "capacity", "busy",
 		"output", "response", "json", "content", "retry", "quota", "rate limit", "context", "parameter"}
 	// A local model without tool calling (Ollama: "<name> does not support

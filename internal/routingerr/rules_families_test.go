@@ -45,9 +45,11 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the quota is enough for today"), txt("insufficient permissions to read the balance sheet file, see the quota docs later on this page")},
 	},
 	"generic.model_family.v1": {
-		pos: []Evidence{txt(`{"error":"model 'tinyllama' not found, try pulling it first"}`), txt("You don't have access to this model or the model name is invalid")},
+		pos: []Evidence{txt(`{"error":"model 'tinyllama' not found, try pulling it first"}`), txt("You don't have access to this model or the model name is invalid"),
+			txt("400 The model `gpt-4o` is not allowed with your current plan"), txt("You are not allowed to use model claude-opus-4")},
 		neg: []Evidence{txt("Unsupported parameter: 'temperature' is not supported with this model."),
-			txt("The model is currently overloaded, try again later"), txt("model output is invalid json"), txt("deployment finished")},
+			txt("The model is currently overloaded, try again later"), txt("model output is invalid json"), txt("deployment finished"),
+			txt("The model is not allowed to invent a service, so prices are re-read."), txt("'temperature' is not allowed with this model")},
 	},
 	"generic.rate_limit_family.v2": {
 		pos: []Evidence{txt("Error: API error from mistral (model: mistral-vibe-cli-latest): Ratelimit exceeded. Please wait a moment before trying again.")},

@@ -141,14 +141,20 @@ var genericRules = []rule{
 	// does not count.
 	// "HTTP 200: Overloaded" (an agent's own summary of Anthropic's
 	// overloaded_error in a stream) is the message after a separator too.
-	{id: "generic.overloaded_text.v1", band: bandFallback, code: "overloaded", class: ClassTransient, conf: 0.6,
+	// "overloaded" on an error line, or said of the service with a wait on
+	// the same line: "Warp is currently overloaded. Please try again
+	// later." (an agent's own service, no status, no body).
+	{id: "generic.overloaded_text.v2", band: bandFallback, code: "overloaded", class: ClassTransient, conf: 0.6,
 		gate:  []string{"overloaded"},
 		check: checkErrorText,
 		match: func(s *scan) int {
 			if i := s.errorText("overloaded"); i >= 0 {
 				return i
 			}
-			return s.index(": overloaded", false)
+			if i := s.index(": overloaded", false); i >= 0 {
+				return i
+			}
+			return overloadedWithWait(s.low)
 		}},
 	// The agent died mid-turn with nothing we recognise: treat it like a lost
 	// transport. At start-up a crash is more likely configuration: leave it.
@@ -240,6 +246,26 @@ func usageLimitReached(low string) int {
 		}
 		if strings.Contains(rest, "reached") && !strings.Contains(rest, "not reached") {
 			return i
+		}
+	}
+	return -1
+}
+
+// overloadedWithWait finds "is (currently) overloaded" or "are (currently)
+// overloaded" on a line that also asks to wait ("try again", "retry
+// later"), with no "if"/"when" before it on the line: a state reported,
+// not a condition described. It returns the offset, or -1.
+func overloadedWithWait(low string) int {
+	for _, w := range []string{" is currently overloaded", " are currently overloaded", " is overloaded", " are overloaded"} {
+		i := strings.Index(low, w)
+		if i < 0 {
+			continue
+		}
+		l := lineWindow(low, i, 96, 96)
+		head := lineWindow(low, i, 96, 0)
+		if (strings.Contains(l, "try again") || strings.Contains(l, "retry later") || strings.Contains(l, "please retry")) &&
+			!strings.Contains(head, "if ") && !strings.Contains(head, "when ") {
+			return i + 1
 		}
 	}
 	return -1

@@ -809,10 +809,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("The model returned the following errors: messages.0.content: Field required")},
 		neg: []Evidence{txt("validation passed"), txt("The model returned the following errors: Overloaded")},
 	},
-	"generic.overloaded_text.v1": {
-		pos: []Evidence{txt("Error: upstream overloaded"), txt(`{"error":{"message":"Overloaded"}}`)},
+	"generic.overloaded_text.v2": {
+		pos: []Evidence{txt("Error: upstream overloaded"), txt(`{"error":{"message":"Overloaded"}}`),
+			txt("The service is currently overloaded. Please try again later.")},
 		neg: []Evidence{txt("I've updated worker.go so that when the queue is overloaded the handler returns HTTP 529 with an `overloaded_error` body."),
-			txt("the server was overloaded yesterday\nError: file not found")},
+			txt("the server was overloaded yesterday\nError: file not found"),
+			txt("If the server is overloaded, try again later."), txt("I think the engine is currently overloaded, so I waited.")},
 	},
 	"google.capacity_short_reset.v1": {
 		pos: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 45s.")},
