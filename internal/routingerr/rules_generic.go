@@ -253,18 +253,23 @@ func usageLimitReached(low string) int {
 
 // overloadedWithWait finds "is (currently) overloaded" or "are (currently)
 // overloaded" on a line that also asks to wait ("try again", "retry
-// later"), with no "if"/"when" before it on the line: a state reported,
-// not a condition described. It returns the offset, or -1.
+// later"), or "is temporarily overloaded" (Anthropic's words for a 529),
+// with no "if"/"when" before it on the line: a state reported, not a
+// condition described. It returns the offset, or -1.
 func overloadedWithWait(low string) int {
-	for _, w := range []string{" is currently overloaded", " are currently overloaded", " is overloaded", " are overloaded"} {
+	for _, w := range []string{" is temporarily overloaded", " are temporarily overloaded",
+		" is currently overloaded", " are currently overloaded", " is overloaded", " are overloaded"} {
 		i := strings.Index(low, w)
 		if i < 0 {
 			continue
 		}
 		l := lineWindow(low, i, 96, 96)
 		head := lineWindow(low, i, 96, 0)
-		if (strings.Contains(l, "try again") || strings.Contains(l, "retry later") || strings.Contains(l, "please retry")) &&
-			!strings.Contains(head, "if ") && !strings.Contains(head, "when ") {
+		if strings.Contains(head, "if ") || strings.Contains(head, "when ") {
+			continue
+		}
+		if strings.Contains(w, "temporarily") || strings.Contains(l, "try again") || strings.Contains(l, "retry later") ||
+			strings.Contains(l, "please retry") {
 			return i + 1
 		}
 	}

@@ -811,10 +811,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.overloaded_text.v2": {
 		pos: []Evidence{txt("Error: upstream overloaded"), txt(`{"error":{"message":"Overloaded"}}`),
-			txt("The service is currently overloaded. Please try again later.")},
+			txt("The service is currently overloaded. Please try again later."), txt("Anthropic's API is temporarily overloaded.")},
 		neg: []Evidence{txt("I've updated worker.go so that when the queue is overloaded the handler returns HTTP 529 with an `overloaded_error` body."),
 			txt("the server was overloaded yesterday\nError: file not found"),
-			txt("If the server is overloaded, try again later."), txt("I think the engine is currently overloaded, so I waited.")},
+			txt("If the server is overloaded, try again later."), txt("I think the engine is currently overloaded, so I waited."),
+			txt("when the API is temporarily overloaded we back off"), txt("the API was temporarily overloaded last night")},
 	},
 	"google.capacity_short_reset.v1": {
 		pos: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 45s.")},
