@@ -265,7 +265,10 @@ var quotaRules = []rule{
 var sharedRules = []rule{
 	// Content policy refusals: the same prompt is refused again.
 	{id: "generic.content_policy.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
-		any: []string{"violate our usage policy", "invalid_prompt", "flagged as potentially violating", "content_filter",
+		// OpenAI's invalid_prompt messages open with "Invalid prompt:"
+		// (codex-rs 0.171.0: "Invalid prompt: we've limited access to this
+		// content for safety reasons.").
+		any: []string{"violate our usage policy", "invalid_prompt", "invalid prompt: ", "flagged as potentially violating", "content_filter",
 			"content management policy", "data_inspection_failed", "inappropriate content"}},
 	{id: "generic.context_overflow.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",
@@ -410,10 +413,13 @@ var sharedRules = []rule{
 	{id: "agent.session_ended.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
 		any: []string{"session has ended", "agent loop died unexpectedly"}},
 
-	// Codex's codex_error_info, read when the words said nothing more.
+	// Codex's codex_error_info, read when the words said nothing more. Its
+	// variants with an http_status_code serialize as objects
+	// ({"response_stream_disconnected":{"http_status_code":null}}).
 	{id: "codex.error_info.v1", band: bandGeneric, code: "network", class: ClassTransient, conf: 0.6,
 		any: []string{`"codex_error_info":"http_connection_failed"`, `"codex_error_info":"response_stream_connection_failed"`,
-			`"codex_error_info":"response_stream_disconnected"`}},
+			`"codex_error_info":"response_stream_disconnected"`, `"codex_error_info":{"http_connection_failed"`,
+			`"codex_error_info":{"response_stream_connection_failed"`, `"codex_error_info":{"response_stream_disconnected"`}},
 	// JSON-RPC 2.0 standard codes (the structure says what the text may not).
 	{id: "jsonrpc.invalid_request.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.6,
 		evidence: func(ev *Evidence) bool { return ev.HasRPCError && (ev.RPCCode == -32600 || ev.RPCCode == -32602) }},

@@ -59,6 +59,31 @@ var openaiRules = []rule{
 			return c
 		}},
 
+	// codex-rs's own notices while it recovers a turn (0.171.0): "Previous
+	// response was not found. Retrying the full request." (its websocket
+	// lost the previous_response_id), "stream connection failed; waiting to
+	// retry", the TUI's "Reconnecting... waiting for network", "Falling back
+	// from WebSockets to HTTPS transport.". The turn goes on; a final error
+	// after the notice decides.
+	{id: "codex.recovery_notice.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
+		gate:  codexRecoveryNotices,
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			for _, k := range codexRecoveryNotices {
+				if i := s.index(k, true); i >= 0 && !s.retriesOver(i) {
+					return i
+				}
+			}
+			return -1
+		}},
+
+	// codex-rs CodexErr::TurnAborted ("turn aborted. Something went wrong?
+	// Hit `/feedback` …", from a cancelled task) and Interrupted ("interrupted
+	// (Ctrl-C). …"): the turn was stopped under the agent. Without our own
+	// cancel flag nobody can tell who stopped it, so it is not replayed.
+	{id: "codex.turn_aborted.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.5,
+		any: []string{"turn aborted. something went wrong", "interrupted (ctrl-c)"}},
+
 	// xAI's per-team limits: "Too many tokens for team … and model grok-4.
 	// Your team's rate limit is — Tokens per Minute (actual/limit): …".
 	{id: "xai.team_rate_limit.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
@@ -73,12 +98,69 @@ var openaiRules = []rule{
 	{id: "codex.cyber_policy.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"flagged for possible cybersecurity risk", "cyber_policy"}},
 
+	// Refusals by policy, as codex-rs and the Responses API word them: the
+	// bio_policy texts ("This request has been flagged for possible
+	// biological risk."), the content policy ("The input was rejected by the
+	// content policy.", ApiError "content policy violation"), the
+	// misalignment policy, the SDKs' ContentFilterFinishReasonError
+	// ("… rejected by the content filter"). invalid_prompt's messages, which
+	// all open with "Invalid prompt:", are generic.content_policy.v1's. The
+	// same input is refused again.
+	{id: "openai.policy_refusal.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"flagged for possible biological risk", "bio_policy", "rejected by the content policy",
+			"content policy violation", "content_policy_violation", "misalignment policy violation", "misalignment_policy",
+			"rejected by the content filter"}},
+	// The request's own output limit: the Responses API's response.incomplete
+	// with incomplete_details.reason max_output_tokens (codex-rs: "Incomplete
+	// response returned, reason: max_output_tokens"), the SDKs'
+	// LengthFinishReasonError ("Could not parse response content as the
+	// length limit was reached"). The same request stops at the same limit.
+	{id: "openai.output_limit.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"reason: max_output_tokens", `"reason":"max_output_tokens"`, `"reason": "max_output_tokens"`,
+			"length limit was reached"}},
+	// A workspace's own gate in front of the model (codex-rs 0.171.0): its
+	// inference hook ("Your workspace inference hook blocked this request.",
+	// ApiError "inference hook denied") or an access program not enabled
+	// for it; an admin changes that, not a retry. An access program that
+	// "cannot be used with this model" is the model choice.
+	{id: "codex.workspace_gate.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"inference hook blocked", "inference hook denied", "access program is not enabled", "access program not enabled"}},
+	{id: "codex.access_program_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"access program cannot be used with this model"}},
+	// The goal or session budget the user gave Codex ("Goal budget reached -
+	// the turn was stopped.", ApiError "session budget exceeded"): raise
+	// it, then resume.
+	{id: "codex.budget.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.85,
+		any: []string{"goal budget reached", "session budget exceeded"}},
+	// Codex's login and sandbox setup: "Not signed in. Please run 'codex
+	// login' …", "codex-linux-sandbox was required but not provided".
+	{id: "codex.not_signed_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"run 'codex login'", "run `codex login`"}},
+	{id: "codex.sandbox_setup.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"codex-linux-sandbox was required"}},
+	// codex-acp's authenticate without the key it was asked to use:
+	// "OPENAI_API_KEY is not set", "CODEX_API_KEY is not set".
+	{id: "openai.api_key_env_unset.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"api_key is not set"}},
+	// The SDKs' OAuth token exchange errors (openai-node OAuthError "OAuth2
+	// authentication error", openai-python "OAuth authentication error.").
+	{id: "openai.oauth_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		any: []string{"oauth2 authentication error", "oauth authentication error"}},
+	// openai-node's APIConnectionError when the undici dispatcher passed in
+	// does not fit the fetch in use ("Connection error. This may be caused by
+	// passing an undici dispatcher, such as ProxyAgent, that is incompatible
+	// with the fetch implementation. …"): every request fails the same way
+	// until the setup changes, so not the connection error it opens with.
+	{id: "openai.undici_dispatcher.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"passing an undici dispatcher", "incompatible with the fetch implementation"}},
+
 	// codex-rs UsageLimitReachedError for a workspace spend cap
 	// (WorkspaceOwnerUsageLimitReached / WorkspaceMemberUsageLimitReached):
 	// "You hit your spend cap set in your workspace. Increase your spend
 	// cap to continue." Money, not a window: an owner raises the cap.
+	// The TUI's "You've reached your workspace credit limit" is the same.
 	{id: "codex.spend_cap.v1", band: bandReset, code: "billing", class: ClassUserAction, conf: 0.85,
-		any: []string{"hit your spend cap"}},
+		any: []string{"hit your spend cap", "workspace credit limit"}},
 	// codex-rs CodexErr::InvalidImageRequest ("Image poisoning"), not
 	// retryable: an image in the history is refused, and stays there.
 	{id: "codex.invalid_image.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
@@ -190,6 +272,23 @@ var openaiRules = []rule{
 	{id: "relay.upstream_idle_timeout.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
 		any: []string{"upstream response idle timeout", "upstream sse idle timeout"}},
 
+	// Capacity codex-rs 0.171.0 names: "Policy-restricted capacity is
+	// unavailable. Please try again later.", the flex service tier's "Flex
+	// capacity unavailable.". Like "Selected model is at capacity", it
+	// passes.
+	{id: "codex.capacity_unavailable.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.8,
+		any: []string{"capacity is unavailable", "capacity unavailable"}},
+	// A response.failed event without an error object (codex-rs
+	// "response.failed event received"): the server failed the response.
+	{id: "codex.response_failed.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
+		any: []string{"response.failed event received"}},
+	// The SDKs' stream readers when a stream stops mid-way: openai-node
+	// "Error reading response: malformed server-sent event JSON." (or
+	// newline-delimited JSON), "stream ended without producing a
+	// ChatCompletion".
+	{id: "openai.sdk_stream_cut.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.7,
+		any: []string{"malformed server-sent event json", "malformed newline-delimited json", "stream ended without producing a"}},
+
 	{id: "codex.stream_disconnected.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.9,
 		any: []string{"stream disconnected before completion"}},
 
@@ -198,6 +297,11 @@ var openaiRules = []rule{
 	{id: "openai.server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"type":"server_error"`, `"type": "server_error"`, `"code":"server_error"`, `"code": "server_error"`}},
 }
+
+// codexRecoveryNotices are codex-rs's notices while it retries a turn in
+// another way (codex.recovery_notice.v1).
+var codexRecoveryNotices = []string{"retrying the full request", "stream connection failed; waiting to retry",
+	"reconnecting... waiting for network", "falling back from websockets to https"}
 
 var openaiOverloadWords = []string{"engine is currently overloaded", "server is overloaded", "servers are currently overloaded", "server_is_overloaded"}
 

@@ -142,7 +142,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("we configured a bad gateway in the docs")},
 	},
 	"codex.error_info.v1": {
-		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"codex_error_info":"response_stream_disconnected"}`}},
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"codex_error_info":"response_stream_disconnected"}`},
+			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"codex_error_info":{"http_connection_failed":{"http_status_code":null}}}`}},
 		neg: []Evidence{txt(`{"codex_error_info":"bad_request"}`)},
 	},
 	"jsonrpc.invalid_request.v1": {
@@ -1034,6 +1035,67 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"codex.invalid_image.v1": {
 		pos: []Evidence{txt("■ Image poisoning")},
 		neg: []Evidence{txt("image poison detection is enabled")},
+	},
+	"codex.recovery_notice.v1": {
+		pos: []Evidence{txt("Previous response was not found. Retrying the full request.")},
+		neg: []Evidence{txt("Previous response was not found. Retrying the full request.\nYou've hit your usage limit. Try again later."),
+			{ExitStatus: "exit status 1", Err: "stream connection failed; waiting to retry"}, txt("waiting to retry the build")},
+	},
+	"codex.turn_aborted.v1": {
+		pos: []Evidence{txt("turn aborted. Something went wrong? Hit `/feedback` to report the issue.")},
+		neg: []Evidence{txt("the turn aborted cleanly"), txt("interrupted by a newer request")},
+	},
+	"openai.policy_refusal.v1": {
+		pos: []Evidence{txt("This request has been flagged for possible biological risk.")},
+		neg: []Evidence{txt("the content policy allows this"), txt("invalid prompt template")},
+	},
+	"openai.output_limit.v1": {
+		pos: []Evidence{txt("stream disconnected before completion: Incomplete response returned, reason: max_output_tokens")},
+		neg: []Evidence{txt("max_output_tokens: 4096"), txt("the length limit was raised")},
+	},
+	"codex.workspace_gate.v1": {
+		pos: []Evidence{txt("Your workspace inference hook blocked this request.")},
+		neg: []Evidence{txt("inference hook configured"), txt("access program enabled")},
+	},
+	"codex.access_program_model.v1": {
+		pos: []Evidence{txt("The requested access program cannot be used with this model.")},
+		neg: []Evidence{txt("the access program can be used with this model")},
+	},
+	"codex.budget.v1": {
+		pos: []Evidence{txt("Goal budget reached - the turn was stopped.")},
+		neg: []Evidence{txt("goal budget: 40% used"), txt("session budget set to $5")},
+	},
+	"codex.not_signed_in.v1": {
+		pos: []Evidence{txt("Not signed in. Please run 'codex login' to sign in with ChatGPT, then re-run 'codex cloud'.")},
+		neg: []Evidence{txt("Signed in. Run codex login to switch accounts.")},
+	},
+	"codex.sandbox_setup.v1": {
+		pos: []Evidence{txt("codex-linux-sandbox was required but not provided")},
+		neg: []Evidence{txt("codex-linux-sandbox was provided")},
+	},
+	"openai.api_key_env_unset.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `"CODEX_API_KEY is not set"`}},
+		neg: []Evidence{txt("OPENAI_API_KEY is set"), txt("api key is not settled")},
+	},
+	"openai.oauth_error.v1": {
+		pos: []Evidence{txt("401 OAuth2 authentication error")},
+		neg: []Evidence{txt("OAuth authentication succeeded")},
+	},
+	"openai.undici_dispatcher.v1": {
+		pos: []Evidence{txt("Connection error. This may be caused by passing an undici dispatcher, such as ProxyAgent, that is incompatible with the fetch implementation.")},
+		neg: []Evidence{txt("Connection error."), txt("undici dispatcher configured")},
+	},
+	"codex.capacity_unavailable.v1": {
+		pos: []Evidence{txt("Flex capacity unavailable.")},
+		neg: []Evidence{txt("capacity available"), txt("capacity planning is unavailable today")},
+	},
+	"codex.response_failed.v1": {
+		pos: []Evidence{txt("stream disconnected before completion: response.failed event received")},
+		neg: []Evidence{txt("response.failed"), txt("response.failed event handler")},
+	},
+	"openai.sdk_stream_cut.v1": {
+		pos: []Evidence{txt("SyntaxError: Error reading response: malformed server-sent event JSON.")},
+		neg: []Evidence{txt("server-sent event JSON parsed"), txt("stream ended")},
 	},
 	"copilot.capi_rate_limit_long.v1": {
 		pos: []Evidence{txt("Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 3 hours.")},
