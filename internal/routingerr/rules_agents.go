@@ -265,10 +265,7 @@ var quotaRules = []rule{
 var sharedRules = []rule{
 	// Content policy refusals: the same prompt is refused again.
 	{id: "generic.content_policy.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
-		// OpenAI's invalid_prompt messages open with "Invalid prompt:"
-		// (codex-rs 0.171.0: "Invalid prompt: we've limited access to this
-		// content for safety reasons.").
-		any: []string{"violate our usage policy", "invalid_prompt", "invalid prompt: ", "flagged as potentially violating", "content_filter",
+		any: []string{"violate our usage policy", "invalid_prompt", "flagged as potentially violating", "content_filter",
 			"content management policy", "data_inspection_failed", "inappropriate content"}},
 	{id: "generic.context_overflow.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",

@@ -103,13 +103,14 @@ var openaiRules = []rule{
 	// biological risk."), the content policy ("The input was rejected by the
 	// content policy.", ApiError "content policy violation"), the
 	// misalignment policy, the SDKs' ContentFilterFinishReasonError
-	// ("… rejected by the content filter"). invalid_prompt's messages, which
-	// all open with "Invalid prompt:", are generic.content_policy.v1's. The
+	// ("… rejected by the content filter"), and invalid_prompt's "Invalid
+	// prompt: we've limited access to this content for safety reasons." (an
+	// "Invalid prompt:" alone is also the AI SDK's malformed prompt). The
 	// same input is refused again.
 	{id: "openai.policy_refusal.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"flagged for possible biological risk", "bio_policy", "rejected by the content policy",
 			"content policy violation", "content_policy_violation", "misalignment policy violation", "misalignment_policy",
-			"rejected by the content filter"}},
+			"rejected by the content filter", "access to this content for safety reasons"}},
 	// The request's own output limit: the Responses API's response.incomplete
 	// with incomplete_details.reason max_output_tokens (codex-rs: "Incomplete
 	// response returned, reason: max_output_tokens"), the SDKs'
@@ -282,12 +283,12 @@ var openaiRules = []rule{
 	// "response.failed event received"): the server failed the response.
 	{id: "codex.response_failed.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{"response.failed event received"}},
-	// The SDKs' stream readers when a stream stops mid-way: openai-node
-	// "Error reading response: malformed server-sent event JSON." (or
-	// newline-delimited JSON), "stream ended without producing a
-	// ChatCompletion".
+	// openai-node's stream reader when an event is cut mid-way ("Error
+	// reading response: malformed server-sent event JSON.", or
+	// newline-delimited JSON). Its "stream ended without producing a
+	// ChatCompletion" is anthropic.stream_incomplete.v1's wording.
 	{id: "openai.sdk_stream_cut.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.7,
-		any: []string{"malformed server-sent event json", "malformed newline-delimited json", "stream ended without producing a"}},
+		any: []string{"malformed server-sent event json", "malformed newline-delimited json"}},
 
 	{id: "codex.stream_disconnected.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.9,
 		any: []string{"stream disconnected before completion"}},
