@@ -46,4 +46,21 @@ var dashscopeRules = []rule{
 	{id: "qwen.oauth_failed.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"device authorization failed", "device token poll failed", "refresh token expired or invalid",
 			"oauth credentials expired", "no refresh token available"}},
+	// A quota that names its own reset (Bailian's token plan: "Your
+	// token-plan 1-week quota has been exhausted. The quota will reset at
+	// 07-27 09:25:00 UTC."; Qwen Code surfaces it as "Quota exhausted: …
+	// Please retry after the reset time …", retry.ts isQuotaExhaustedError):
+	// the words Qwen Code itself tests, a quota exhausted or exceeded that
+	// will reset.
+	{id: "qwen.quota_reset.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.8,
+		gate:  []string{"will reset", "reset at"},
+		none:  []string{"per minute", "perminute", "per_minute"},
+		check: "the text also says a quota was exhausted or exceeded",
+		match: func(s *scan) int {
+			q := strings.Index(s.low, "quota")
+			if q < 0 || !(strings.Contains(s.low, "exhausted") || strings.Contains(s.low, "exceeded")) {
+				return -1
+			}
+			return q
+		}},
 }

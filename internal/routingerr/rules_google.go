@@ -1,12 +1,14 @@
 package routingerr
 
+import "strings"
+
 // Gemini API, Gemini CLI and Vertex AI (including Claude on Vertex).
 var googleRules = []rule{
 	// Gemini CLI's own cancel (errors.ts FatalCancellationError "Operation
 	// cancelled.", exit 130; CanceledError "The operation was canceled."):
 	// the user stopped it, nothing to retry or fix.
 	{id: "gemini.cancelled.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.6,
-		any: []string{"fatalcancellationerror", "operation cancelled.", "operation was canceled"}},
+		any: []string{"fatalcancellationerror", "operation cancelled.", "operation was canceled", "user cancelled the request"}},
 	// RESOURCE_EXHAUSTED: quota.* in rules_agents.go read its quota ids.
 
 	{id: "gemini.api_key_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,
@@ -56,7 +58,10 @@ var googleRules = []rule{
 	// missing or not configured." (ACP).
 	{id: "gemini.auth_method_unset.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"please set an auth method", "the enforced authentication type is", "is enforced, but no authentication is configured",
-			"you must specify the gemini_api_key", "when using vertex ai, you must specify", "gemini api key is missing"}},
+			"you must specify the gemini_api_key", "when using vertex ai, you must specify", "gemini api key is missing",
+			// python-genai's client: "Project or API key must be set when using
+			// the Vertex AI API."
+			"api key must be set when using the vertex ai api"}},
 	// The rest of Gemini CLI's setup: an auth type it does not know
 	// ("Invalid auth method selected.", codeAssist.ts "Unsupported authType:
 	// …"), a bad GOOGLE_GEMINI_BASE_URL ("Invalid custom base URL: …"), the
@@ -80,13 +85,38 @@ var googleRules = []rule{
 	{id: "gemini.turn_limit.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.9,
 		any: []string{"reached max session turns", "fatalturnlimitederror",
 			// stream-json's error event when the cap was not configured.
-			"maximum session turns exceeded"}},
+			"maximum session turns exceeded",
+			// The interactive and non-interactive words for the same caps and
+			// for the loop detector halting the turn (useGeminiStream.ts,
+			// nonInteractiveCli.ts): "The session has reached the maximum
+			// number of turns: 100. …", "A potential loop was detected. … The
+			// request has been halted.", "Loop detected, stopping execution".
+			"reached the maximum number of turns", "potential loop was detected", "loop detected, stopping execution"}},
+	// Code Assist's 403s that name their reason (googleQuotaErrors.ts,
+	// errors.ts): VALIDATION_REQUIRED (the account must be verified in a
+	// browser, ValidationRequiredError) and TOS_VIOLATION (the account is
+	// suspended, AccountSuspendedError "This service has been disabled in
+	// this account for violation of Terms of Service."), ahead of the
+	// PERMISSION_DENIED status they come with.
+	{id: "gemini.validation_required.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{`"reason":"validation_required"`, `"reason": "validation_required"`}},
+	{id: "gemini.account_suspended.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
+		any: []string{"tos_violation", "violation of terms of service"}},
 	{id: "gemini.permission_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{`"status":"permission_denied"`, `"status": "permission_denied"`}},
 
 	{id: "gemini.model_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
-		gate:  []string{"model is overloaded"},
-		match: func(s *scan) int { return s.errorText("model is overloaded") }},
+		gate: []string{"model is overloaded"},
+		match: func(s *scan) int {
+			// The API's own sentence is an error wherever it sits (Gemini CLI's
+			// "Failed to generate content with model …: The model is
+			// overloaded. Please try again later."); the bare words need an
+			// error-shaped line.
+			if i := strings.Index(s.low, "model is overloaded. please try again later"); i >= 0 {
+				return i
+			}
+			return s.errorText("model is overloaded")
+		}},
 	// Vertex per-model request quotas (Claude on Vertex): per-minute in
 	// practice, so a rate limit; raising them is the user's other option.
 	{id: "vertex.quota_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
@@ -112,7 +142,10 @@ var googleRules = []rule{
 			// MAX_TOKENS endings are terminal (gemini.response_blocked.v1,
 			// gemini.output_token_limit.v1).
 			"model stream ended with", "model stream ended without", "returned an empty response",
-			"returned an empty text response", "but no final response text"}},
+			"returned an empty text response", "but no final response text",
+			// js-genai's stream reader (_api_client.ts): an empty body, a chunk
+			// that does not parse.
+			"response body is empty", "exception parsing stream chunk"}},
 	// A response the model's own filters ended empty: "Model stream ended due
 	// to safety settings (SAFETY) …", RECITATION, OTHER, and the
 	// non-interactive mode's "The model response was blocked due to safety
@@ -133,7 +166,9 @@ var googleRules = []rule{
 	// (Status: INVALID_ARGUMENT)]" (errorParsing.ts), the JSON body, gRPC's
 	// "3 INVALID_ARGUMENT:".
 	{id: "gemini.invalid_argument.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.75,
-		any: []string{"(status: invalid_argument)", `"status":"invalid_argument"`, `"status": "invalid_argument"`, "3 invalid_argument:"}},
+		any: []string{"(status: invalid_argument)", `"status":"invalid_argument"`, `"status": "invalid_argument"`, "3 invalid_argument:",
+			// The API's default INVALID_ARGUMENT message, however it is wrapped.
+			"request contains an invalid argument"}},
 	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,

@@ -31,6 +31,22 @@ func init() {
 			pos: []Evidence{txt("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]")},
 			neg: []Evidence{txt("[API Error: Internal error encountered. (Status: INTERNAL)]"), txt("invalid argument count")},
 		},
+		"gemini.validation_required.v1": {
+			pos: []Evidence{txt(`{"error":{"code":403,"message":"Verify your account to continue.","status":"PERMISSION_DENIED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VALIDATION_REQUIRED","domain":"cloudcode-pa.googleapis.com"}]}}`)},
+			neg: []Evidence{txt("validation required for field name"), txt(`{"reason":"RATE_LIMIT_EXCEEDED"}`)},
+		},
+		"gemini.account_suspended.v1": {
+			pos: []Evidence{txt("[API Error: This service has been disabled in this account for violation of Terms of Service.]")},
+			neg: []Evidence{txt("see the terms of service"), txt("service disabled for maintenance")},
+		},
+		"qwen.quota_reset.v1": {
+			pos: []Evidence{txt("Quota exhausted: Your token-plan 1-week quota has been exhausted. The quota will reset at 07-27 09:25:00 UTC.")},
+			neg: []Evidence{txt("Quota exceeded for requests per minute; the window will reset at 12:01"), txt("the counter will reset at midnight")},
+		},
+		"genai.incomplete_json.v1": {
+			pos: []Evidence{txt("Incomplete JSON segment at the end")},
+			neg: []Evidence{txt("JSON segment complete"), txt("incomplete json")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},

@@ -303,6 +303,10 @@ var transportLostRules = []rule{
 	{id: "qwen.request_timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
 		any: []string{"try reducing input length or increasing timeout in config", "streaming setup timeout after",
 			"streaming request timeout after", "streaming timeout troubleshooting:", "streaming setup timeout troubleshooting:"}},
+	// A stream cut mid-object: js-genai's "Incomplete JSON segment at the
+	// end" (Gemini CLI retries it as INCOMPLETE_JSON).
+	{id: "genai.incomplete_json.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"incomplete json segment"}},
 	// opencode's idle timer on a provider stream (session/message-v2.ts: a
 	// TimeoutError becomes "Idle timeout: no data received from provider",
 	// retryable): the provider went quiet, a new request resumes.
