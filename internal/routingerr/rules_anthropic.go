@@ -14,7 +14,10 @@ var anthropicRules = []rule{
 			// by user", "Connection aborted by user"); catalogue
 			// claude-agent-sdk-aborted-0.3.334.
 			"aborted by user"},
-		none: []string{"due to timeout"}},
+		// undici's proxy refusal is a RequestAbortedError too
+		// ("Proxy response (407) !== 200 when HTTP Tunneling"): the
+		// proxy answered, nobody cancelled (proxy.tunnel_refused.v1).
+		none: []string{"due to timeout", "proxy response ("}},
 
 	// "API Error (529 …) · Retrying in 4 seconds… (attempt 4/10)": Claude
 	// Code is still retrying on its own. Once the process has exited, or a

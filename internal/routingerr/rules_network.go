@@ -13,8 +13,82 @@ var networkRules = []rule{
 	// the same refusal, so the client or the proxy in between must change
 	// (turn HTTP/2 off, fix TLS). Before the stream-cut rule that reads
 	// "stream error".
+	// undici names the RST_STREAM code by number ('HTTP/2: "stream error"
+	// received - code 13', lib/dispatcher/client-h2.js): 13 is
+	// HTTP_1_1_REQUIRED, 12 INADEQUATE_SECURITY.
 	{id: "http2.refused_protocol.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
-		any: []string{"http_1_1_required", "inadequate_security"}},
+		gate: []string{"http_1_1_required", "inadequate_security", `"stream error" received - code 1`},
+		match: func(s *scan) int {
+			for _, w := range []string{"http_1_1_required", "inadequate_security"} {
+				if i := strings.Index(s.low, w); i >= 0 {
+					return i
+				}
+			}
+			const w = `"stream error" received - code 1`
+			i := strings.Index(s.low, w)
+			if j := i + len(w); i >= 0 && j < len(s.low) && (s.low[j] == '2' || s.low[j] == '3') && (j+1 == len(s.low) || !isDigit(s.low[j+1])) {
+				return i
+			}
+			return -1
+		}},
+	// A TLS handshake the peer (or the client itself) refused by its alert,
+	// in each stack's notation: Go's alertText ("remote error: tls: bad
+	// certificate", crypto/tls alert.go), OpenSSL's reason strings as Node
+	// and Python print them ("tlsv1 alert unknown ca", "sslv3 alert bad
+	// certificate", "tlsv1 unrecognized name"; RFC 8446 §6.2). These say
+	// the configuration on one side (the certificate, the name, the
+	// protocol versions, a client certificate, a middlebox) must change:
+	// the same handshake meets the same alert. The alerts a broken
+	// connection sends are tls.alert_transient.v1's.
+	{id: "tls.alert_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: tlsRefusedAlerts},
+	// The certificate verification results OpenSSL reports (X509_V_ERR_*),
+	// by the code Node and Bun put on the error and by their message, where
+	// tls.certificate.v1 does not list them: a certificate not yet valid,
+	// revoked, untrusted, with the wrong name or purpose (Bun's
+	// FetchTasklet, Node's crypto_common). aiohttp's fingerprint pinning
+	// (ServerFingerprintMismatch) refuses a certificate the same way.
+	{id: "tls.cert_verify.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: tlsCertVerifyWords},
+	// The request's URL or headers are such that no network can serve them:
+	// a scheme or port the client will not fetch, a host that cannot
+	// exist ("lookup https: no such host": a base URL written
+	// "https://https://…"), a redirect loop, a header value with a control
+	// character (an API key pasted with its newline). Each client's own
+	// error name or text (undici lib/web/fetch, Go net/http and net/url,
+	// httpx, requests, urllib3, aiohttp, Bun): a human must fix the
+	// configuration; a replay fails the same way.
+	{id: "net.request_unusable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		gate: append([]string{"lookup http", "enotfound http", "stopped after "}, requestUnusableWords...),
+		match: func(s *scan) int {
+			for _, w := range requestUnusableWords {
+				if i := s.index(w, false); i >= 0 {
+					return i
+				}
+			}
+			if i := impossibleHost(s.low); i >= 0 {
+				return i
+			}
+			return goRedirectLimit(s.low)
+		}},
+	// A proxy that answered the CONNECT with a refusal: undici's
+	// "Proxy response (407) !== 200 when HTTP Tunneling"
+	// (lib/dispatcher/proxy-agent.js), urllib3's "Tunnel connection
+	// failed: 403 Forbidden", curl's "CONNECT tunnel failed, response 407".
+	// A 4xx from the proxy is its policy or its credentials; a 5xx is the
+	// proxy failing to reach the provider (proxy.tunnel_failed.v1).
+	{id: "proxy.tunnel_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		gate:  proxyTunnelForms,
+		match: func(s *scan) int { return proxyTunnelStatus(s.low, '4') }},
+	{id: "proxy.tunnel_failed.v1", band: bandTransport, code: "unavailable", class: ClassTransient, conf: 0.8,
+		gate:  proxyTunnelForms,
+		match: func(s *scan) int { return proxyTunnelStatus(s.low, '5') }},
+	// The alerts of a connection that broke rather than a handshake that was
+	// refused (internal_error, bad_record_mac, record_overflow,
+	// unexpected_message, close_notify mid-record, user_canceled): the next
+	// connection goes through.
+	{id: "tls.alert_transient.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		any: tlsTransientAlerts},
 	{id: "python.peer_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"peer closed connection", "incomplete chunked read", "server disconnected without sending a response",
 			"remoteprotocolerror", "remotedisconnected"}},
@@ -22,8 +96,13 @@ var networkRules = []rule{
 		any: []string{"goaway", "http2: client connection lost", "server closed idle connection"}},
 	// Node errno codes and undici errors; bounded so "EPIPE" is not found in
 	// a word.
+	// undici's codes count only where they name a connection or a timeout
+	// (undiciNetCodes); its other codes (UND_ERR_INVALID_ARG,
+	// UND_ERR_NOT_SUPPORTED, UND_ERR_REQ_CONTENT_LENGTH_MISMATCH,
+	// UND_ERR_RES_EXCEEDED_MAX_SIZE, UND_ERR_DESTROYED, …) are the client's
+	// own refusals and say nothing a replay would change.
 	{id: "node.errno.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
-		gate: append([]string{"und_err_"}, nodeErrnos...),
+		gate: append(append([]string{}, undiciNetCodes...), nodeErrnos...),
 		match: func(s *scan) int {
 			if i := anyBounded(s.low, nodeErrnos...); i >= 0 {
 				return i
@@ -31,7 +110,12 @@ var networkRules = []rule{
 			if i := s.index("fetch failed", false); i >= 0 { // wrapped: "fetch \n   failed"
 				return i
 			}
-			return strings.Index(s.low, "und_err_")
+			for _, c := range undiciNetCodes {
+				if i := strings.Index(s.low, c); i >= 0 {
+					return i
+				}
+			}
+			return -1
 		}},
 	{id: "go.net.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		any: []string{"connection reset by peer", "broken pipe", "connection refused", "i/o timeout", "no such host",
@@ -205,6 +289,142 @@ var netExceptionWords = []string{
 	"esockettimedout", "headers timeout error", "body timeout error", "headerstimeouterror", "bodytimeouterror",
 }
 
+// undiciNetCodes: undici's error codes (lib/core/errors.js) for a connection
+// that failed or timed out: ConnectTimeoutError, HeadersTimeoutError,
+// BodyTimeoutError, SocketError, a response body shorter than its
+// Content-Length, the proxy's connection (ProxyConnectionError,
+// SecureProxyConnectionError; a refused certificate under it is
+// tls.certificate.v1's).
+var undiciNetCodes = []string{"und_err_connect_timeout", "und_err_headers_timeout", "und_err_body_timeout", "und_err_socket",
+	"und_err_res_content_length_mismatch", "und_err_prx_conn", "und_err_prx_tls"}
+
+// tlsRefusedAlerts: the TLS alerts that refuse a handshake's configuration
+// (RFC 8446 §6.2), as Go's crypto/tls words them after "tls: " and as
+// OpenSSL's reason strings word them after "alert "; and Go's client-side
+// version refusals.
+var tlsRefusedAlerts = []string{
+	"tls: bad certificate", "alert bad certificate", "tls: unsupported certificate", "alert unsupported certificate",
+	"tls: revoked certificate", "alert certificate revoked", "tls: expired certificate", "alert certificate expired",
+	"tls: unknown certificate", "alert certificate unknown", "alert unknown ca", "tls: access denied", "alert access denied",
+	"tls: protocol version not supported", "tls: insufficient security level", "alert insufficient security",
+	"tls: inappropriate fallback", "alert inappropriate fallback", "tls: missing extension", "alert missing extension",
+	"tls: unsupported extension", "alert unsupported extension", "tls: unrecognized name", "tlsv1 unrecognized name",
+	"tls: certificate required", "alert certificate required", "tls: no application protocol", "alert no application protocol",
+	"tls: illegal parameter", "alert illegal parameter", "tls: error decoding message", "alert decode error",
+	"tls: error decrypting message", "alert decrypt error", "tls: unknown psk identity", "alert unknown psk identity",
+	"tls: bad certificate status response", "tls: certificate unobtainable", "tls: encrypted client hello required",
+	"tls: server selected unsupported protocol version", "tls: no supported versions satisfy",
+	// OpenSSL's record layer reading a peer that does not speak TLS (a
+	// plain-HTTP proxy port): ERR_SSL_PACKET_LENGTH_TOO_LONG.
+	"packet length too long",
+}
+
+// tlsTransientAlerts: the alerts of a connection broken under the record
+// layer, not of a refused handshake.
+var tlsTransientAlerts = []string{
+	"tls: internal error", "alert internal error", "tls: record overflow", "alert record overflow",
+	"tls: unexpected message", "alert unexpected message", "tls: user canceled", "alert user canceled",
+	"tls: decryption failed", "decryption failed or bad record mac", "tls: no renegotiation",
+}
+
+// tlsCertVerifyWords: X509_V_ERR_* results by code (as Node's and Bun's
+// err.code) and by OpenSSL's message.
+var tlsCertVerifyWords = []string{
+	"cert_not_yet_valid", "certificate is not yet valid", "cert_revoked", "certificate revoked",
+	"unable_to_get_issuer_cert", "unable to get issuer certificate", "cert_untrusted", "certificate not trusted",
+	"cert_rejected", "certificate rejected", "invalid_ca'", `invalid_ca"`, "invalid ca certificate", "cert_chain_too_long",
+	"certificate chain too long", "hostname_mismatch", "ip_address_mismatch", "cert_signature_failure",
+	"certificate signature failure", "invalid_purpose", "unsupported certificate purpose",
+	"unable_to_decode_issuer_public_key", "unable to get certificate crl", "certificate verify failed",
+	"serverfingerprintmismatch",
+}
+
+// requestUnusableWords: the clients' names for a URL, redirect chain or
+// header they will not send.
+var requestUnusableWords = []string{
+	// undici fetch (lib/web/fetch/index.js, request.js) and Bun.
+	"unknown scheme", "bad port", "url scheme must be a http(s) scheme", "failed to parse url from", "err_invalid_url",
+	"fetch() url is invalid", "protocol must be http:, https:", "redirect count exceeded",
+	"the response redirected too many times", "redirect url in location header is invalid",
+	// Node's http client (lib/internal/errors.js: ERR_INVALID_CHAR,
+	// ERR_UNESCAPED_CHARACTERS, ERR_INVALID_PROTOCOL) and the Headers
+	// class.
+	"invalid character in header content", "is an invalid header value", "request path contains unescaped characters",
+	"err_invalid_protocol",
+	// Go (net/http transport.go, client.go; net/url; net).
+	"unsupported protocol scheme", "http: no host in request url", "net/url: invalid", "missing port in address",
+	"too many colons in address", "http: server gave http response to https client", "net/http: invalid header field value",
+	"invalid header field value for",
+	// httpx / httpcore, requests, urllib3, aiohttp.
+	"unsupportedprotocol", "toomanyredirects", "localprotocolerror", "invalidschema", "missingschema",
+	"no connection adapters were found", "requests.exceptions.invalidurl", "urlschemeunknown", "locationparseerror",
+	"nonhttpurlclienterror", "invalidurlclienterror", "exceeded maximum allowed redirects", "responseerror('too many redirects')",
+}
+
+// impossibleHost finds a name lookup for a host that cannot exist: "http"
+// or "https" as the host, what a URL with its scheme written twice
+// resolves (Go's "lookup https: no such host", "lookup https on
+// 127.0.0.53:53: …"; Node's "getaddrinfo ENOTFOUND https").
+func impossibleHost(low string) int {
+	for _, w := range []string{"lookup http", "enotfound http"} {
+		for off, n := 0, 0; n < 8; n++ {
+			i := strings.Index(low[off:], w)
+			if i < 0 {
+				break
+			}
+			i += off
+			j := i + len(w)
+			off = j
+			if j < len(low) && low[j] == 's' {
+				j++
+			}
+			if j == len(low) || low[j] == ':' || low[j] == ' ' || low[j] == '\n' || low[j] == '\'' || low[j] == '"' {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// goRedirectLimit finds net/http's "stopped after 10 redirects"
+// (client.go's default CheckRedirect).
+func goRedirectLimit(low string) int {
+	const w = "stopped after "
+	i := strings.Index(low, w)
+	if i < 0 {
+		return -1
+	}
+	j := i + len(w)
+	k := j
+	for k < len(low) && isDigit(low[k]) {
+		k++
+	}
+	if k > j && strings.HasPrefix(low[k:], " redirects") {
+		return i
+	}
+	return -1
+}
+
+// proxyTunnelForms: the clients' words for a CONNECT a proxy answered with
+// a status other than 200.
+var proxyTunnelForms = []string{"proxy response (", "tunnel connection failed: ", "connect tunnel failed, response "}
+
+// proxyTunnelStatus finds a proxyTunnelForms status whose first digit is
+// class ('4' or '5').
+func proxyTunnelStatus(low string, class byte) int {
+	for _, f := range proxyTunnelForms {
+		i := strings.Index(low, f)
+		if i < 0 {
+			continue
+		}
+		j := i + len(f)
+		if j+3 <= len(low) && low[j] == class && isDigit(low[j+1]) && isDigit(low[j+2]) && (j+3 == len(low) || !isDigit(low[j+3])) {
+			return i
+		}
+	}
+	return -1
+}
+
 var nodeErrnos = []string{"econnreset", "etimedout", "econnrefused", "eai_again", "enotfound",
 	"ehostunreach", "enetunreach", "epipe", "econnaborted", "socket hang up", "fetch failed",
 	// The resolver's codes (nodejs.org/api/dns.html#error-codes: "queryA
@@ -250,7 +470,20 @@ var transportLostRules = []rule{
 			"transfer closed with outstanding read data remaining", "recv failure:",
 			// aiohttp's body cut short (ClientPayloadError), okio's
 			// EOFException when the connection closed inside a header line.
-			"response payload is not completed", `\n not found: limit=`}},
+			"response payload is not completed", `\n not found: limit=`,
+			// undici's HTTP/2 client (lib/dispatcher/client-h2.js
+			// InformationalError texts) and its idle-socket reaper; Go's
+			// http2 client conn that was lost or could not be made
+			// (x/net/http2 transport.go), its ConnectionError
+			// ("connection error: PROTOCOL_ERROR"); grpc's stream reset and
+			// draining connection; Python's ssl closed mid-read.
+			"http/2: stream closed before", "http/2: stream errored before", "http/2: stream half-closed",
+			`http/2: "stream error" received`, `http/2: "stream timeout after`, `http/2: "frameerror" received`,
+			`http/2: "ping" errored`, "socket idle timeout", "informationalerror: reset",
+			"http2: client conn could not be established", "http2: client conn is closed", "http2: client conn not usable",
+			"cannot rewind body after connection loss", "connection error: protocol_error", "connection error: internal_error",
+			"stream terminated by rst_stream", "the connection is draining", "error reading from server: eof",
+			"sslzeroreturnerror", "tls/ssl connection has been closed"}},
 	// Node's http client ends a response whose socket closed under it with
 	// connResetException('aborted') (lib/_http_client.js
 	// socketCloseListener; lib/internal/errors.js, code ECONNRESET): "Error:
@@ -344,7 +577,14 @@ var transportLostRules = []rule{
 			"cannot connect to api", "connect timeout error", "not connected to the internet", "check your network connection",
 			"net::err_", "- connection error", "408 request timeout",
 			// Claude Code's words for a request whose cause is ETIMEDOUT.
-			"internet connection is unreliable"}},
+			"internet connection is unreliable",
+			// Bun's fetch (FetchTasklet): a response its parser could not
+			// read, an unexpected end, its catch-all of older versions;
+			// gRPC's UNAVAILABLE by name (grpc-go's "code = Unavailable",
+			// grpcio's StatusCode.UNAVAILABLE); Python's socket timeout
+			// and asyncio's.
+			"malformed_http_response", "unexpectedeof fetching", "fetch() failed. for more information",
+			"code = unavailable desc", "statuscode.unavailable", "timeouterror: timed out", "asyncio.exceptions.timeouterror"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}

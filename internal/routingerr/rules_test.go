@@ -123,7 +123,36 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"http2.refused_protocol.v1": {
 		pos: []Evidence{txt("stream error: stream ID 1; HTTP_1_1_REQUIRED; received from peer")},
-		neg: []Evidence{txt("stream error: stream ID 1; PROTOCOL_ERROR; received from peer"), txt("HTTP/1.1 required headers missing")},
+		neg: []Evidence{txt("stream error: stream ID 1; PROTOCOL_ERROR; received from peer"), txt("HTTP/1.1 required headers missing"),
+			txt(`InformationalError: HTTP/2: "stream error" received - code 7`), txt(`HTTP/2: "stream error" received - code 130`)},
+	},
+	"tls.alert_refused.v1": {
+		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": remote error: tls: unknown certificate authority`),
+			txt("ssl.SSLError: [SSL: TLSV1_ALERT_UNKNOWN_CA] tlsv1 alert unknown ca (_ssl.c:1000)")},
+		neg: []Evidence{txt("remote error: tls: internal error"), txt("the certificate authority is unknown to me"), txt("bad certificate handling docs")},
+	},
+	"tls.alert_transient.v1": {
+		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": remote error: tls: internal error`)},
+		neg: []Evidence{txt("remote error: tls: bad certificate"), txt("internal error")},
+	},
+	"tls.cert_verify.v1": {
+		pos: []Evidence{txt("error: certificate not trusted\n  code: \"CERT_UNTRUSTED\"")},
+		neg: []Evidence{txt("the certificate is trusted"), txt(`{"code":"invalid_cache_key"}`)},
+	},
+	"net.request_unusable.v1": {
+		pos: []Evidence{txt(`Post "localhost:11434/api/chat": unsupported protocol scheme "localhost"`),
+			txt(`Post "https://https//api.openai.com/v1": dial tcp: lookup https: no such host`),
+			txt(`Post "https://api.openai.com/v1/responses": stopped after 10 redirects`)},
+		neg: []Evidence{txt("dial tcp: lookup httpbin.org: no such host"), txt("getaddrinfo ENOTFOUND https-proxy.corp"),
+			txt("stopped after 3 retries"), txt("the scheme is known")},
+	},
+	"proxy.tunnel_refused.v1": {
+		pos: []Evidence{txt("TypeError: fetch failed\n  [cause]: RequestAbortedError [AbortError]: Proxy response (407) !== 200 when HTTP Tunneling")},
+		neg: []Evidence{txt("Proxy response (502) !== 200 when HTTP Tunneling"), txt("Tunnel connection failed: 4000 bytes")},
+	},
+	"proxy.tunnel_failed.v1": {
+		pos: []Evidence{txt("Proxy response (502) !== 200 when HTTP Tunneling")},
+		neg: []Evidence{txt("Tunnel connection failed: 407 Proxy Authentication Required"), txt("proxy response (ok)")},
 	},
 	"qwen.request_timeout.v1": {
 		pos: []Evidence{txt("[API Error: Streaming setup timeout after 6s. Try reducing input length or increasing timeout in config.]")},
@@ -694,7 +723,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"node.errno.v1": {
 		pos: []Evidence{txt("Error: read ECONNRESET\n    at TLSWrap.onStreamRead"), txt("connect ETIMEDOUT 160.79.104.10:443"),
 			txt("getaddrinfo EAI_AGAIN api.openai.com"), txt("TypeError: fetch failed\n  code: 'UND_ERR_CONNECT_TIMEOUT'"), txt("Error: write EPIPE")},
-		neg: []Evidence{txt("ECONNRESETTING"), txt("a repipeline step"), txt("EISDIR: illegal operation on a directory")},
+		neg: []Evidence{txt("ECONNRESETTING"), txt("a repipeline step"), txt("EISDIR: illegal operation on a directory"),
+			txt("InvalidArgumentError: invalid upgrade header\n  code: 'UND_ERR_INVALID_ARG'")},
 	},
 	"tgi.validation_length.v1": {
 		pos: []Evidence{status(422, "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 200 `max_new_tokens`\",\"error_type\":\"validation\"}"),
