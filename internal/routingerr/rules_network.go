@@ -41,7 +41,8 @@ var networkRules = []rule{
 	// the same handshake meets the same alert. The alerts a broken
 	// connection sends are tls.alert_transient.v1's.
 	{id: "tls.alert_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		any: tlsRefusedAlerts},
+		gate:  append([]string{"tls: ", "alert "}, tlsRefusedOther...),
+		match: func(s *scan) int { return tlsAlert(s.low, true) }},
 	// The certificate verification results OpenSSL reports (X509_V_ERR_*),
 	// by the code Node and Bun put on the error and by their message, where
 	// tls.certificate.v1 does not list them: a certificate not yet valid,
@@ -49,7 +50,15 @@ var networkRules = []rule{
 	// FetchTasklet, Node's crypto_common). aiohttp's fingerprint pinning
 	// (ServerFingerprintMismatch) refuses a certificate the same way.
 	{id: "tls.cert_verify.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		any: tlsCertVerifyWords},
+		gate: []string{"certificate", "cert_", "unable_to_", "invalid_ca", "invalid_purpose", "_mismatch", "fingerprintmismatch"},
+		match: func(s *scan) int {
+			for _, w := range tlsCertVerifyWords {
+				if i := strings.Index(s.low, w); i >= 0 {
+					return i
+				}
+			}
+			return -1
+		}},
 	// The request's URL or headers are such that no network can serve them:
 	// a scheme or port the client will not fetch, a host that cannot
 	// exist ("lookup https: no such host": a base URL written
@@ -88,7 +97,8 @@ var networkRules = []rule{
 	// unexpected_message, close_notify mid-record, user_canceled): the next
 	// connection goes through.
 	{id: "tls.alert_transient.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
-		any: tlsTransientAlerts},
+		gate:  []string{"tls: ", "alert "},
+		match: func(s *scan) int { return tlsAlert(s.low, false) }},
 	{id: "python.peer_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"peer closed connection", "incomplete chunked read", "server disconnected without sending a response",
 			"remoteprotocolerror", "remotedisconnected"}},
@@ -298,33 +308,74 @@ var netExceptionWords = []string{
 var undiciNetCodes = []string{"und_err_connect_timeout", "und_err_headers_timeout", "und_err_body_timeout", "und_err_socket",
 	"und_err_res_content_length_mismatch", "und_err_prx_conn", "und_err_prx_tls"}
 
-// tlsRefusedAlerts: the TLS alerts that refuse a handshake's configuration
-// (RFC 8446 §6.2), as Go's crypto/tls words them after "tls: " and as
-// OpenSSL's reason strings word them after "alert "; and Go's client-side
-// version refusals.
-var tlsRefusedAlerts = []string{
-	"tls: bad certificate", "alert bad certificate", "tls: unsupported certificate", "alert unsupported certificate",
-	"tls: revoked certificate", "alert certificate revoked", "tls: expired certificate", "alert certificate expired",
-	"tls: unknown certificate", "alert certificate unknown", "alert unknown ca", "tls: access denied", "alert access denied",
-	"tls: protocol version not supported", "tls: insufficient security level", "alert insufficient security",
-	"tls: inappropriate fallback", "alert inappropriate fallback", "tls: missing extension", "alert missing extension",
-	"tls: unsupported extension", "alert unsupported extension", "tls: unrecognized name", "tlsv1 unrecognized name",
-	"tls: certificate required", "alert certificate required", "tls: no application protocol", "alert no application protocol",
-	"tls: illegal parameter", "alert illegal parameter", "tls: error decoding message", "alert decode error",
-	"tls: error decrypting message", "alert decrypt error", "tls: unknown psk identity", "alert unknown psk identity",
-	"tls: bad certificate status response", "tls: certificate unobtainable", "tls: encrypted client hello required",
-	"tls: server selected unsupported protocol version", "tls: no supported versions satisfy",
-	// OpenSSL's record layer reading a peer that does not speak TLS (a
-	// plain-HTTP proxy port): ERR_SSL_PACKET_LENGTH_TOO_LONG.
-	"packet length too long",
+// tlsAlerts: the TLS alerts (RFC 8446 §6.2) by the name each stack gives
+// them, after Go's "tls: " (crypto/tls alert.go alertText, printed as
+// "remote error: tls: …" or "local error: tls: …") or after OpenSSL's
+// "alert " (its reason strings: "sslv3 alert bad certificate", "tlsv1
+// alert unknown ca", "tlsv13 alert certificate required"). refused: the
+// handshake's configuration is refused (a certificate, a name, the
+// versions, a client certificate, a middlebox rewriting the handshake);
+// otherwise the connection broke under the record layer. Go's client-side
+// version refusals are listed with them.
+var tlsAlerts = []struct {
+	goName, opensslName string
+	refused             bool
+}{
+	{"bad certificate", "bad certificate", true}, {"unsupported certificate", "unsupported certificate", true},
+	{"revoked certificate", "certificate revoked", true}, {"expired certificate", "certificate expired", true},
+	{"unknown certificate", "certificate unknown", true}, {"unknown certificate authority", "unknown ca", true},
+	{"access denied", "access denied", true}, {"protocol version not supported", "protocol version", true},
+	{"insufficient security level", "insufficient security", true}, {"inappropriate fallback", "inappropriate fallback", true},
+	{"missing extension", "missing extension", true}, {"unsupported extension", "unsupported extension", true},
+	{"unrecognized name", "unrecognized name", true}, {"certificate required", "certificate required", true},
+	{"no application protocol", "no application protocol", true}, {"illegal parameter", "illegal parameter", true},
+	{"error decoding message", "decode error", true}, {"error decrypting message", "decrypt error", true},
+	{"unknown psk identity", "unknown psk identity", true}, {"bad certificate status response", "bad certificate status response", true},
+	{"certificate unobtainable", "certificate unobtainable", true}, {"encrypted client hello required", "ech required", true},
+	{"handshake failure", "handshake failure", true},
+	{"server selected unsupported protocol version", "", true}, {"no supported versions satisfy", "", true},
+	{"internal error", "internal error", false}, {"record overflow", "record overflow", false},
+	{"unexpected message", "unexpected message", false}, {"user canceled", "user canceled", false},
+	{"decryption failed", "decryption failed", false}, {"no renegotiation", "no renegotiation", false},
 }
 
-// tlsTransientAlerts: the alerts of a connection broken under the record
-// layer, not of a refused handshake.
-var tlsTransientAlerts = []string{
-	"tls: internal error", "alert internal error", "tls: record overflow", "alert record overflow",
-	"tls: unexpected message", "alert unexpected message", "tls: user canceled", "alert user canceled",
-	"tls: decryption failed", "decryption failed or bad record mac", "tls: no renegotiation",
+// tlsRefusedOther: refusals outside the alert notation: OpenSSL's
+// unrecognized_name reason ("tlsv1 unrecognized name", no "alert"), and its
+// record layer reading a peer that does not speak TLS (a plain-HTTP proxy
+// port: ERR_SSL_PACKET_LENGTH_TOO_LONG).
+var tlsRefusedOther = []string{"tlsv1 unrecognized name", "packet length too long"}
+
+// tlsAlert finds an alert of tlsAlerts whose refused is refused, after
+// "tls: " or "alert " (the first 16 of each).
+func tlsAlert(low string, refused bool) int {
+	for _, p := range []string{"tls: ", "alert "} {
+		for off, n := 0, 0; n < 16; n++ {
+			i := strings.Index(low[off:], p)
+			if i < 0 {
+				break
+			}
+			i += off
+			j := i + len(p)
+			off = j
+			for _, a := range tlsAlerts {
+				name := a.goName
+				if p == "alert " {
+					name = a.opensslName
+				}
+				if a.refused == refused && name != "" && strings.HasPrefix(low[j:], name) {
+					return i
+				}
+			}
+		}
+	}
+	if refused {
+		for _, w := range tlsRefusedOther {
+			if i := strings.Index(low, w); i >= 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // tlsCertVerifyWords: X509_V_ERR_* results by code (as Node's and Bun's
