@@ -46,8 +46,27 @@ var acpRules = []rule{
 	// (ENOENT) because its working directory does not exist", "Failed to
 	// spawn Claude Code process: spawn … EACCES"): the install or cwd.
 	{id: "acp.agent_launch_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
-		any:  []string{"exists but failed to launch", "failed to spawn claude code process"},
+		any: []string{"exists but failed to launch", "failed to spawn claude code process",
+			// claude-agent-acp 0.101.0 claude-cli.js: "The Claude CLI is
+			// missing: expected …/claude. Keep claude from the release archive
+			// …".
+			"the claude cli is missing"},
 		none: []string{"enomem", "eagain"}},
+	// claude-agent-acp 0.101.0 (startup-failure.js): a CLI that refused to
+	// start for a known cause says so in data.startupFailureReason
+	// ("proxy_invalid": "Invalid proxy URL in HTTPS_PROXY: … Fix or unset
+	// HTTPS_PROXY and restart Claude Code."). The reasons sign-in fixes come
+	// as auth_required (-32000) and are acp.auth_required.v1's; any other
+	// is the setup.
+	{id: "acp.startup_failure.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any:   []string{`"startupfailurereason":`},
+		check: "the error is not auth_required (-32000)",
+		match: func(s *scan) int {
+			if s.ev.HasRPCError && s.ev.RPCCode == -32000 {
+				return -1
+			}
+			return s.locate(`"startupfailurereason":`)
+		}},
 	// ACP's auth_required (-32000). Other agents use -32000 for anything, so
 	// the message decides, not the code.
 	{id: "acp.auth_required.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

@@ -431,6 +431,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("InvalidSignatureException: Signature expired: 20260601T115000Z is now earlier than 20260601T115500Z (20260601T120000Z - 5 min.)")},
 		neg: []Evidence{txt("the signature expired yesterday"), txt("request expired")},
 	},
+	"acp.startup_failure.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"startupFailureReason":"proxy_invalid"}`}},
+		neg: []Evidence{txt("startup failure reason: none"), txt("startupFailureReason"),
+			{HasRPCError: true, RPCCode: -32000, RPCMessage: "Authentication required: sign in to the gateway", RPCData: `{"startupFailureReason":"gateway_signin_required"}`}},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
