@@ -13,7 +13,10 @@ var aisdkRules = []rule{
 	{id: "aisdk.no_output.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.6,
 		any: []string{"ai_nooutputgeneratederror", "ai_nocontentgeneratederror", "ai_emptyresponsebodyerror",
 			"ai_typevalidationerror", "ai_jsonparseerror", "ai_nosuchtoolerror", "gatewayresponseerror",
-			"invalid response from gateway", "gatewayfaileddependencyerror"}},
+			"invalid response from gateway", "gatewayfaileddependencyerror",
+			// opencode's StructuredOutputError: the model's output did not fit
+			// the requested schema after its retries.
+			"structuredoutputerror"}},
 	// The request itself is wrong: AI_InvalidPromptError ("Invalid prompt:
 	// …"), AI_InvalidArgumentError, the Gateway's invalid_request_error.
 	{id: "aisdk.invalid_request.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
@@ -45,6 +48,17 @@ var aisdkRules = []rule{
 	// needing auth it cannot do.
 	{id: "opencode.config_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"is not valid json(c)", "configuration is invalid", "does not support mcp authentication"}},
+	// opencode's NamedError names (session/message-v2.ts, provider/auth.ts),
+	// in the text ("ContextOverflowError: …") or as ACP data's errorName:
+	// they say what opencode decided about the provider's answer, whatever
+	// the message (a bare "Request Entity Too Large", "400 status code (no
+	// body)" that it read as an overflow).
+	{id: "opencode.context_overflow_error.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
+		any: []string{"contextoverflowerror"}},
+	{id: "opencode.content_filter_error.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"contentfiltererror"}},
+	{id: "opencode.oauth_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"providerauthoauth"}},
 	// The retry reasons session/retry.ts shows (and a final error can carry):
 	// "Provider is overloaded", "Rate Limited".
 	{id: "opencode.provider_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.75,

@@ -117,6 +117,11 @@ var googleRules = []rule{
 			}
 			return s.errorText("model is overloaded")
 		}},
+	// Provisioned Throughput spent for this moment ("Too many requests.
+	// Exceeded the Provisioned Throughput.", 429): a rate, not the shared
+	// capacity vertex.resource_exhausted.v1 reads.
+	{id: "vertex.provisioned_throughput.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
+		any: []string{"exceeded the provisioned throughput"}},
 	// Vertex per-model request quotas (Claude on Vertex): per-minute in
 	// practice, so a rate limit; raising them is the user's other option.
 	{id: "vertex.quota_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
@@ -154,6 +159,13 @@ var googleRules = []rule{
 	{id: "gemini.response_blocked.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
 		any:  []string{"model stream ended due to", "model response was blocked due to"},
 		none: []string{"(max_tokens)"}},
+	// Vertex's and the Gemini API's words for a request too big for the
+	// model: "Unable to submit request because the input token count is
+	// 131335 but model only supports up to 131072. Reduce the input token
+	// count and try again.", "Request payload size exceeds the limit:
+	// 20971520 bytes." (both 400 INVALID_ARGUMENT).
+	{id: "gemini.input_too_large.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
+		any: []string{"but model only supports up to", "reduce the input token count", "request payload size exceeds the limit"}},
 	// MAX_TOKENS with nothing but thoughts: "Model stream ended due to token
 	// limit exhaustion (MAX_TOKENS) with empty response text." / "Model
 	// response was truncated because it exceeded the token limit. Try using

@@ -47,6 +47,26 @@ func init() {
 			pos: []Evidence{txt("Incomplete JSON segment at the end")},
 			neg: []Evidence{txt("JSON segment complete"), txt("incomplete json")},
 		},
+		"opencode.context_overflow_error.v1": {
+			pos: []Evidence{{RPCCode: -32603, HasRPCError: true, RPCMessage: "Internal error: Request Entity Too Large", RPCData: `{"service":"session","errorName":"ContextOverflowError"}`}},
+			neg: []Evidence{txt("context overflow handled by compaction"), txt(`{"errorName":"APIError"}`)},
+		},
+		"opencode.content_filter_error.v1": {
+			pos: []Evidence{txt("ContentFilterError: The response was blocked by the provider's content filter.")},
+			neg: []Evidence{txt("content filter: off"), txt("filter error in grep")},
+		},
+		"opencode.oauth_error.v1": {
+			pos: []Evidence{txt("ProviderAuthOauthCallbackFailed: ProviderAuthOauthCallbackFailed")},
+			neg: []Evidence{txt("ProviderAuthError: Missing API key"), txt("oauth callback ok")},
+		},
+		"vertex.provisioned_throughput.v1": {
+			pos: []Evidence{txt(`{"error":{"code":429,"message":"Too many requests. Exceeded the Provisioned Throughput.","status":"RESOURCE_EXHAUSTED"}}`)},
+			neg: []Evidence{txt("provisioned throughput purchased"), txt("throughput exceeded expectations")},
+		},
+		"gemini.input_too_large.v1": {
+			pos: []Evidence{txt("400 Unable to submit request because the input token count is 3601938 but model only supports up to 1000000.")},
+			neg: []Evidence{txt("the model supports up to 1M tokens"), txt("payload size: 20 MB")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
