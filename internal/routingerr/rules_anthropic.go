@@ -210,6 +210,17 @@ var anthropicRules = []rule{
 	{id: "claude_code.connection_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
 		any: []string{"api error: connection error", "unable to connect to api", "apiconnectionerror", "connection error."}},
 
+	// Claude Code's npm wrapper (2.1.332 cli-wrapper.cjs) and the stub that
+	// postinstall replaces (bin/claude.exe) when the native binary cannot be
+	// run: "Could not find native binary package …", "Unsupported platform:
+	// …", "Native binaries for … are not available on this release
+	// channel.", "Failed to execute native binary at …", "Two copies of the
+	// native binary package …", "Error: claude native binary not
+	// installed.": the install, before any request.
+	{id: "claude_code.install_broken.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"could not find native binary package", "native binary not installed", "not available on this release channel",
+			"failed to execute native binary", "copies of the native binary package", "unsupported platform: "}},
+
 	// cc-switch, the local proxy Claude Code is pointed at
 	// (src-tauri/src/proxy/error.rs): NoProvidersConfigured, "未配置供应商",
 	// goes out as a 503 though nothing upstream was tried — the app has no

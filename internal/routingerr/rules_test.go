@@ -436,6 +436,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("startup failure reason: none"), txt("startupFailureReason"),
 			{HasRPCError: true, RPCCode: -32000, RPCMessage: "Authentication required: sign in to the gateway", RPCData: `{"startupFailureReason":"gateway_signin_required"}`}},
 	},
+	"claude_code.install_broken.v1": {
+		pos: []Evidence{txt("Error: claude native binary not installed.")},
+		neg: []Evidence{txt("native binary installed"), txt("platform: linux")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
