@@ -41,7 +41,7 @@ var networkRules = []rule{
 	// the same handshake meets the same alert. The alerts a broken
 	// connection sends are tls.alert_transient.v1's.
 	{id: "tls.alert_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		gate:  append([]string{"tls: ", "alert "}, tlsRefusedOther...),
+		gate:  append([]string{"tls: ", "alert ", "alert_"}, tlsRefusedOther...),
 		match: func(s *scan) int { return tlsAlert(s.low, true) }},
 	// The certificate verification results OpenSSL reports (X509_V_ERR_*),
 	// by the code Node and Bun put on the error and by their message, where
@@ -97,8 +97,15 @@ var networkRules = []rule{
 	// unexpected_message, close_notify mid-record, user_canceled): the next
 	// connection goes through.
 	{id: "tls.alert_transient.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
-		gate:  []string{"tls: ", "alert "},
+		gate:  []string{"tls: ", "alert ", "alert_"},
 		match: func(s *scan) int { return tlsAlert(s.low, false) }},
+	// A connection the local system forbade (a sandbox without network, a
+	// firewall rule): connect(2)'s EACCES and EPERM as Node ("connect
+	// EACCES 104.18.6.192:443") and Go ("connect: permission denied")
+	// print them. The same connect is forbidden again until a human lets
+	// it through.
+	{id: "net.connect_forbidden.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"connect eacces", "connect eperm", "connect: permission denied", "connect: operation not permitted"}},
 	{id: "python.peer_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"peer closed connection", "incomplete chunked read", "server disconnected without sending a response",
 			"remoteprotocolerror", "remotedisconnected"}},
@@ -317,10 +324,7 @@ var undiciNetCodes = []string{"und_err_connect_timeout", "und_err_headers_timeou
 // versions, a client certificate, a middlebox rewriting the handshake);
 // otherwise the connection broke under the record layer. Go's client-side
 // version refusals are listed with them.
-var tlsAlerts = []struct {
-	goName, opensslName string
-	refused             bool
-}{
+var tlsAlerts = withOpenSSLCodes([]tlsAlertName{
 	{"bad certificate", "bad certificate", true}, {"unsupported certificate", "unsupported certificate", true},
 	{"revoked certificate", "certificate revoked", true}, {"expired certificate", "certificate expired", true},
 	{"unknown certificate", "certificate unknown", true}, {"unknown certificate authority", "unknown ca", true},
@@ -337,6 +341,24 @@ var tlsAlerts = []struct {
 	{"internal error", "internal error", false}, {"record overflow", "record overflow", false},
 	{"unexpected message", "unexpected message", false}, {"user canceled", "user canceled", false},
 	{"decryption failed", "decryption failed", false}, {"no renegotiation", "no renegotiation", false},
+})
+
+type tlsAlertName struct {
+	goName, opensslName string
+	refused             bool
+}
+
+type tlsAlertEntry struct {
+	tlsAlertName
+	opensslCode string // opensslName with '_' for ' ', as in ERR_SSL_* codes
+}
+
+func withOpenSSLCodes(as []tlsAlertName) []tlsAlertEntry {
+	out := make([]tlsAlertEntry, len(as))
+	for i, a := range as {
+		out[i] = tlsAlertEntry{a, strings.ReplaceAll(a.opensslName, " ", "_")}
+	}
+	return out
 }
 
 // tlsRefusedOther: refusals outside the alert notation: OpenSSL's
@@ -346,9 +368,10 @@ var tlsAlerts = []struct {
 var tlsRefusedOther = []string{"tlsv1 unrecognized name", "packet length too long"}
 
 // tlsAlert finds an alert of tlsAlerts whose refused is refused, after
-// "tls: " or "alert " (the first 16 of each).
+// "tls: " or "alert " (the first 16 of each), or after "alert_" in Node's
+// code for the OpenSSL reason ('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA').
 func tlsAlert(low string, refused bool) int {
-	for _, p := range []string{"tls: ", "alert "} {
+	for _, p := range []string{"tls: ", "alert ", "alert_"} {
 		for off, n := 0, 0; n < 16; n++ {
 			i := strings.Index(low[off:], p)
 			if i < 0 {
@@ -359,8 +382,11 @@ func tlsAlert(low string, refused bool) int {
 			off = j
 			for _, a := range tlsAlerts {
 				name := a.goName
-				if p == "alert " {
+				switch p {
+				case "alert ":
 					name = a.opensslName
+				case "alert_":
+					name = a.opensslCode
 				}
 				if a.refused == refused && name != "" && strings.HasPrefix(low[j:], name) {
 					return i
@@ -396,6 +422,9 @@ var requestUnusableWords = []string{
 	// undici fetch (lib/web/fetch/index.js, request.js) and Bun.
 	"unknown scheme", "bad port", "url scheme must be a http(s) scheme", "failed to parse url from", "err_invalid_url",
 	"fetch() url is invalid", "protocol must be http:, https:", "redirect count exceeded",
+	// node-fetch, axios (follow-redirects).
+	"only absolute urls are supported", "axioserror: unsupported protocol", "err_fr_too_many_redirects",
+	"maximum number of redirects exceeded",
 	"the response redirected too many times", "redirect url in location header is invalid",
 	// Node's http client (lib/internal/errors.js: ERR_INVALID_CHAR,
 	// ERR_UNESCAPED_CHARACTERS, ERR_INVALID_PROTOCOL) and the Headers
@@ -457,8 +486,10 @@ func goRedirectLimit(low string) int {
 }
 
 // proxyTunnelForms: the clients' words for a CONNECT a proxy answered with
-// a status other than 200.
-var proxyTunnelForms = []string{"proxy response (", "tunnel connection failed: ", "connect tunnel failed, response "}
+// a status other than 200 (tunnel-agent's "tunneling socket could not be
+// established, statusCode=407", under request and global-agent).
+var proxyTunnelForms = []string{"proxy response (", "tunnel connection failed: ", "connect tunnel failed, response ",
+	"tunneling socket could not be established, statuscode="}
 
 // proxyTunnelStatus finds a proxyTunnelForms status whose first digit is
 // class ('4' or '5').
@@ -481,7 +512,11 @@ var nodeErrnos = []string{"econnreset", "etimedout", "econnrefused", "eai_again"
 	// The resolver's codes (nodejs.org/api/dns.html#error-codes: "queryA
 	// ETIMEOUT api.openai.com", ESERVFAIL, EREFUSED) and a local port
 	// shortage (EADDRNOTAVAIL).
-	"etimeout", "eservfail", "erefused", "eaddrnotavail"}
+	"etimeout", "eservfail", "erefused", "eaddrnotavail",
+	// getaddrinfo's EAI_FAIL and ENODATA (the resolver failed, or the name
+	// has no address today), a network interface down, a socket no longer
+	// connected.
+	"eai_fail", "enodata", "enetdown", "enotconn"}
 
 // transportLostRules: the connection broke while a response was being read
 // (undici "terminated" / "other side closed", HTTP/2 stream resets, a body cut
@@ -635,7 +670,10 @@ var transportLostRules = []rule{
 			// grpcio's StatusCode.UNAVAILABLE); Python's socket timeout
 			// and asyncio's.
 			"malformed_http_response", "unexpectedeof fetching", "fetch() failed. for more information",
-			"code = unavailable desc", "statuscode.unavailable", "timeouterror: timed out", "asyncio.exceptions.timeouterror"}},
+			"code = unavailable desc", "statuscode.unavailable", "timeouterror: timed out", "asyncio.exceptions.timeouterror",
+			// node-fetch's own timeout; https-proxy-agent's proxy that hung
+			// up before answering the CONNECT.
+			"network timeout at: ", "proxy connection ended before receiving connect response"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}

@@ -146,6 +146,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("dial tcp: lookup httpbin.org: no such host"), txt("getaddrinfo ENOTFOUND https-proxy.corp"),
 			txt("stopped after 3 retries"), txt("the scheme is known")},
 	},
+	"net.connect_forbidden.v1": {
+		pos: []Evidence{txt("Error: connect EACCES 104.18.6.192:443")},
+		neg: []Evidence{txt("Error: EACCES: permission denied, open '/etc/x'"), txt("connect: connection refused")},
+	},
 	"proxy.tunnel_refused.v1": {
 		pos: []Evidence{txt("TypeError: fetch failed\n  [cause]: RequestAbortedError [AbortError]: Proxy response (407) !== 200 when HTTP Tunneling")},
 		neg: []Evidence{txt("Proxy response (502) !== 200 when HTTP Tunneling"), txt("Tunnel connection failed: 4000 bytes")},
