@@ -139,6 +139,29 @@ var openaiRules = []rule{
 		any: []string{"run 'codex login'", "run `codex login`"}},
 	{id: "codex.sandbox_setup.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"codex-linux-sandbox was required"}},
+	// codex-rs's session storage at start (session_rollout_init_error.rs,
+	// as CodexErr::Fatal): "Codex cannot access session files at … (permission
+	// denied). … fix ownership: sudo chown …", "Session storage missing at
+	// …", "Session storage path … is blocked by an existing file", "Session
+	// data under … looks corrupt or unreadable". The files, not the request.
+	{id: "codex.session_storage.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"cannot access session files", "session storage missing", "session storage path", "looks corrupt or unreadable"}},
+	// A provider the managed policy does not allow ("Model provider blocked
+	// by policy").
+	{id: "codex.provider_policy.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"provider blocked by policy"}},
+	// A ChatGPT workspace that does not give this account Codex (0.171.0
+	// login: "You do not have access to Codex", "This account is not
+	// currently authorized to use Codex in this workspace.", "Codex is not
+	// enabled for your workspace. Contact your workspace administrator …").
+	{id: "codex.workspace_access.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"not enabled for your workspace", "not currently authorized to use", "you do not have access to codex"}},
+	// Codex's credentials themselves: "Your ChatGPT credential expired.
+	// Reopen Codex to reconnect.", "Login is restricted to a specific
+	// workspace, but the token did not include an chatgpt_account_id
+	// claim.", its Bedrock provider's "No AWS credentials found. …".
+	{id: "codex.credentials.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"credential expired", "login is restricted to a specific workspace", "no aws credentials found"}},
 	// codex-acp's authenticate without the key it was asked to use:
 	// "OPENAI_API_KEY is not set", "CODEX_API_KEY is not set".
 	{id: "openai.api_key_env_unset.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,

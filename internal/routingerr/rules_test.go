@@ -1136,6 +1136,22 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("stream disconnected before completion: response.failed event received")},
 		neg: []Evidence{txt("response.failed"), txt("response.failed event handler")},
 	},
+	"codex.session_storage.v1": {
+		pos: []Evidence{txt("Fatal error: Session storage missing at /home/dev/.codex/sessions. Create the directory or choose a different Codex home.")},
+		neg: []Evidence{txt("session files saved"), txt("session storage ready")},
+	},
+	"codex.provider_policy.v1": {
+		pos: []Evidence{txt("Model provider blocked by policy")},
+		neg: []Evidence{txt("provider policy loaded")},
+	},
+	"codex.workspace_access.v1": {
+		pos: []Evidence{txt("Codex is not enabled for your workspace. Contact your workspace administrator to request access to Codex.")},
+		neg: []Evidence{txt("Codex is enabled for your workspace"), txt("you have access to Codex")},
+	},
+	"codex.credentials.v1": {
+		pos: []Evidence{txt("Your ChatGPT credential expired. Reopen Codex to reconnect.")},
+		neg: []Evidence{txt("credential refreshed"), txt("AWS credentials found")},
+	},
 	"openai.sdk_stream_cut.v1": {
 		pos: []Evidence{txt("SyntaxError: Error reading response: malformed server-sent event JSON.")},
 		neg: []Evidence{txt("server-sent event JSON parsed"), txt("stream ended")},
