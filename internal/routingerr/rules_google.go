@@ -61,14 +61,22 @@ var googleRules = []rule{
 			"you must specify the gemini_api_key", "when using vertex ai, you must specify", "gemini api key is missing",
 			// python-genai's client: "Project or API key must be set when using
 			// the Vertex AI API."
-			"api key must be set when using the vertex ai api"}},
+			"api key must be set when using the vertex ai api",
+			// The interactive sign-in (ui/auth/useAuth.ts, AuthDialog.tsx).
+			"authentication is enforced to be", "existing api key detected", "no authentication method selected",
+			"must select an auth method"}},
 	// The rest of Gemini CLI's setup: an auth type it does not know
 	// ("Invalid auth method selected.", codeAssist.ts "Unsupported authType:
 	// …"), a bad GOOGLE_GEMINI_BASE_URL ("Invalid custom base URL: …"), the
 	// Cloud Shell default project refused (server.ts).
 	{id: "gemini.setup_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"invalid auth method selected", "unsupported authtype:", "invalid custom base url:",
-			"cloud shell gemini project was denied"}},
+			"cloud shell gemini project was denied", "invalid value for gemini_default_auth_type"}},
+	// A non-interactive run with no prompt at all (gemini.tsx: "No input
+	// provided via stdin. Input can be provided by piping data into gemini
+	// or using the --prompt option."): the same invocation fails again.
+	{id: "gemini.no_input.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"no input provided via stdin"}},
 	// Gemini CLI's words when the account may not use a model
 	// (useQuotaAndFallback.ts, ModelNotFoundError): "It seems like you don't
 	// have access to <model>. This model is not available for personal

@@ -67,6 +67,10 @@ func init() {
 			pos: []Evidence{txt("400 Unable to submit request because the input token count is 3601938 but model only supports up to 1000000.")},
 			neg: []Evidence{txt("the model supports up to 1M tokens"), txt("payload size: 20 MB")},
 		},
+		"gemini.no_input.v1": {
+			pos: []Evidence{txt("No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.")},
+			neg: []Evidence{txt("input provided via stdin"), txt("no input file given")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
