@@ -1,6 +1,9 @@
 package routingerr
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Anthropic API bodies and headers, and every wording generation of Claude
 // Code and its ACP adapter.
@@ -39,6 +42,38 @@ var anthropicRules = []rule{
 		hint: func(s *scan, c Classification) Classification {
 			i := strings.LastIndex(s.low, "retrying in ")
 			if d, _, ok := parseHumanDuration(s.low[i+len("retrying in "):]); ok && d <= maxHint {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
+
+	// claude --print --output-format stream-json reports each retry of its
+	// own as {"type":"system","subtype":"api_retry","attempt":3,
+	// "max_retries":10,"retry_delay_ms":4123,"error_status":529,…}
+	// (2.1.112 cli.js): the same retry as the TUI's "Retrying in …" line,
+	// with the delay in milliseconds. The error_status in it is the retried
+	// one, not the turn's end; a later error line (the result) is.
+	{id: "claude_code.api_retry_event.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.9,
+		gate:  apiRetryWords,
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i := lastOf(s.low, apiRetryWords)
+			if i < 0 {
+				return -1
+			}
+			// From the object's opening brace, so a pretty-printed event's
+			// own fields ("error": "unknown") are not a later error.
+			if o := strings.LastIndexByte(s.low[:i], '{'); o >= 0 {
+				i = o
+			}
+			if s.retriesOver(i) {
+				return -1
+			}
+			return i
+		},
+		hint: func(s *scan, c Classification) Classification {
+			i := lastOf(s.low, apiRetryWords)
+			if d, ok := jsonMillis(s.low[max(i, 0):], `"retry_delay_ms":`); ok && d <= maxHint {
 				c.RetryAfter = new(d)
 			}
 			return c
@@ -210,6 +245,11 @@ var anthropicRules = []rule{
 	{id: "claude_code.connection_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
 		any: []string{"api error: connection error", "unable to connect to api", "apiconnectionerror", "connection error."}},
 
+	// A sandbox the settings require and the machine cannot provide (2.1.112
+	// result errors: "Sandbox required but unavailable: … Set
+	// sandbox.failIfUnavailable=false to allow unsandboxed execution.").
+	{id: "claude_code.sandbox_unavailable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"sandbox required but unavailable", "sandbox.failifunavailable"}},
 	// Claude Code's npm wrapper (2.1.332 cli-wrapper.cjs) and the stub that
 	// postinstall replaces (bin/claude.exe) when the native binary cannot be
 	// run: "Could not find native binary package …", "Unsupported platform:
@@ -244,6 +284,46 @@ var kw529Overloaded = newKW("529 overloaded")
 
 var windowLimitWords = []string{"hour limit reached", "opus limit reached", "session limit reached", "sonnet limit reached",
 	"extra usage limit reached"}
+
+// apiRetryWords: the api_retry event as JSON.stringify writes it and as a
+// pretty-printer does.
+var apiRetryWords = []string{`"subtype":"api_retry"`, `"subtype": "api_retry"`}
+
+// lastOf is the offset of the last occurrence of any of ks in s, or -1.
+func lastOf(s string, ks []string) int {
+	last := -1
+	for _, k := range ks {
+		last = max(last, strings.LastIndex(s, k))
+	}
+	return last
+}
+
+// jsonMillis reads the integer after key (`"retry_delay_ms":4123`) in the
+// object that opens s (its first 512 bytes, a pretty-printed one
+// included), as milliseconds.
+func jsonMillis(s, key string) (time.Duration, bool) {
+	s = s[:min(len(s), 512)]
+	if end := strings.IndexByte(s, '}'); end >= 0 {
+		s = s[:end]
+	}
+	i := strings.Index(s, key)
+	if i < 0 {
+		return 0, false
+	}
+	j := i + len(key)
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	n, digits := 0, 0
+	for ; j < len(s) && isDigit(s[j]) && digits < 10; j++ {
+		n = n*10 + int(s[j]-'0')
+		digits++
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	return time.Duration(n) * time.Millisecond, true
+}
 
 // attemptOnLine: the line from i carries Claude Code's "(attempt N/M)"
 // counter, so "Retrying in X seconds… (attempt N/10)" is the retry line even

@@ -444,6 +444,16 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: claude native binary not installed.")},
 		neg: []Evidence{txt("native binary installed"), txt("platform: linux")},
 	},
+	"claude_code.api_retry_event.v1": {
+		pos: []Evidence{txt(`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200,"error_status":503,"error":"server_error"}`)},
+		neg: []Evidence{{ExitStatus: "exit status 1", Err: `{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200}`},
+			txt("{\"type\":\"system\",\"subtype\":\"api_retry\",\"attempt\":10}\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"result\":\"API Error: Repeated 529 Overloaded errors\"}"),
+			txt(`"subtype": "api_retries"`)},
+	},
+	"claude_code.sandbox_unavailable.v1": {
+		pos: []Evidence{txt("Sandbox required but unavailable: bubblewrap (bwrap) is not installed. Set sandbox.failIfUnavailable=false to allow unsandboxed execution.")},
+		neg: []Evidence{txt("sandbox unavailable, running unsandboxed"), txt("the sandbox is required")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
