@@ -489,10 +489,14 @@ func saysFinal(s string) bool {
 // they end a retry loop: codex-rs's RetryLimit and UnexpectedStatus, its
 // usage-limit, capacity, stream and refresh-token texts; Claude Code's
 // "Credit balance is too low", "Invalid API key · Please run /login",
-// "You've hit your limit · resets …"; Gemini CLI's daily quota.
+// "You've hit your limit · resets …"; Gemini CLI's daily quota; codex-rs
+// 0.171.0's workspace credits and spend cap, its unavailable capacity, its
+// QuotaExceeded and its context window.
 var finalWords = []string{"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
 	"usage limit reached", "stream disconnected", "at capacity", "refresh token", "sign in again",
-	"credit balance is too low", "invalid api key", "please run /login", "daily quota"}
+	"credit balance is too low", "invalid api key", "please run /login", "daily quota",
+	"is out of credits", "hit your spend cap", "capacity is unavailable", "quota exceeded. check your plan",
+	"ran out of room in the model's context window"}
 
 // payloadEnd is the newline that ends the line at i, or, when a JSON value
 // opened on that line is still open there, the first newline after it

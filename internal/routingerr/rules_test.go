@@ -302,6 +302,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Reconnecting... 5/5\nexceeded retry limit, last status: 401 Unauthorized, request id: x"),
 			txt("Reconnecting... 5/5\nunexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"}"),
 			txt("Reconnecting... 5/5\nYou've hit your usage limit. Try again at 3:32 PM."),
+			txt("Reconnecting... 3/5\nYour workspace is out of credits. Add credits to continue."),
+			txt("Reconnecting... 5/5\nPolicy-restricted capacity is unavailable. Please try again later."),
 			txt("• Reconnecting... 5/5 (40s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway\n■ unexpected status 401 Unauthorized")},
 	},
 	"anthropic.unified_rejected.v1": {
