@@ -8,7 +8,11 @@ var googleRules = []rule{
 	// cancelled.", exit 130; CanceledError "The operation was canceled."):
 	// the user stopped it, nothing to retry or fix.
 	{id: "gemini.cancelled.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.6,
-		any: []string{"fatalcancellationerror", "operation cancelled.", "operation was canceled", "user cancelled the request"}},
+		any: []string{"fatalcancellationerror", "operation cancelled.", "operation was canceled", "user cancelled the request"},
+		// hyper's Canceled for a pooled connection that closed before the
+		// request went out ("operation was canceled: connection was not
+		// ready"): nobody cancelled (catalogue hyper-connection-not-ready).
+		none: []string{"connection was not ready"}},
 	// RESOURCE_EXHAUSTED: quota.* in rules_agents.go read its quota ids.
 
 	{id: "gemini.api_key_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.95,

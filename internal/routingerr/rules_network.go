@@ -15,11 +15,13 @@ var networkRules = []rule{
 	// "stream error".
 	// undici names the RST_STREAM code by number ('HTTP/2: "stream error"
 	// received - code 13', lib/dispatcher/client-h2.js): 13 is
-	// HTTP_1_1_REQUIRED, 12 INADEQUATE_SECURITY.
+	// HTTP_1_1_REQUIRED, 12 INADEQUATE_SECURITY; the h2 crate under hyper
+	// and reqwest by its Reason's description ("stream error received:
+	// endpoint requires HTTP/1.1").
 	{id: "http2.refused_protocol.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
-		gate: []string{"http_1_1_required", "inadequate_security", `"stream error" received - code 1`},
+		gate: append([]string{`"stream error" received - code 1`}, http2RefusedWords...),
 		match: func(s *scan) int {
-			for _, w := range []string{"http_1_1_required", "inadequate_security"} {
+			for _, w := range http2RefusedWords {
 				if i := strings.Index(s.low, w); i >= 0 {
 					return i
 				}
@@ -41,7 +43,7 @@ var networkRules = []rule{
 	// the same handshake meets the same alert. The alerts a broken
 	// connection sends are tls.alert_transient.v1's.
 	{id: "tls.alert_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		gate:  append([]string{"tls: ", "alert ", "alert_"}, tlsRefusedOther...),
+		gate:  append(append([]string{}, tlsAlertPrefixes...), tlsRefusedOther...),
 		match: func(s *scan) int { return tlsAlert(s.low, true) }},
 	// The certificate verification results OpenSSL reports (X509_V_ERR_*),
 	// by the code Node and Bun put on the error and by their message, where
@@ -97,7 +99,7 @@ var networkRules = []rule{
 	// unexpected_message, close_notify mid-record, user_canceled): the next
 	// connection goes through.
 	{id: "tls.alert_transient.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
-		gate:  []string{"tls: ", "alert ", "alert_"},
+		gate:  tlsAlertPrefixes,
 		match: func(s *scan) int { return tlsAlert(s.low, false) }},
 	// A connection the local system forbade (a sandbox without network, a
 	// firewall rule): connect(2)'s EACCES and EPERM as Node ("connect
@@ -306,6 +308,11 @@ var netExceptionWords = []string{
 	"esockettimedout", "headers timeout error", "body timeout error", "headerstimeouterror", "bodytimeouterror",
 }
 
+// http2RefusedWords: HTTP_1_1_REQUIRED and INADEQUATE_SECURITY by name
+// (Go, nghttp2) and by the h2 crate's description (src/frame/reason.rs).
+var http2RefusedWords = []string{"http_1_1_required", "inadequate_security", "endpoint requires http/1.1",
+	"security properties do not meet minimum requirements"}
+
 // undiciNetCodes: undici's error codes (lib/core/errors.js) for a connection
 // that failed or timed out: ConnectTimeoutError, HeadersTimeoutError,
 // BodyTimeoutError, SocketError, a response body shorter than its
@@ -351,12 +358,16 @@ type tlsAlertName struct {
 type tlsAlertEntry struct {
 	tlsAlertName
 	opensslCode string // opensslName with '_' for ' ', as in ERR_SSL_* codes
+	rustlsName  string // rustls's AlertDescription, lowercased ("unknownca", "unrecognisedname")
 }
 
 func withOpenSSLCodes(as []tlsAlertName) []tlsAlertEntry {
 	out := make([]tlsAlertEntry, len(as))
 	for i, a := range as {
-		out[i] = tlsAlertEntry{a, strings.ReplaceAll(a.opensslName, " ", "_")}
+		out[i] = tlsAlertEntry{a, strings.ReplaceAll(a.opensslName, " ", "_"), strings.ReplaceAll(a.opensslName, " ", "")}
+		if a.opensslName == "unrecognized name" {
+			out[i].rustlsName = "unrecognisedname"
+		}
 	}
 	return out
 }
@@ -365,13 +376,22 @@ func withOpenSSLCodes(as []tlsAlertName) []tlsAlertEntry {
 // unrecognized_name reason ("tlsv1 unrecognized name", no "alert"), and its
 // record layer reading a peer that does not speak TLS (a plain-HTTP proxy
 // port: ERR_SSL_PACKET_LENGTH_TOO_LONG).
-var tlsRefusedOther = []string{"tlsv1 unrecognized name", "packet length too long"}
+var tlsRefusedOther = []string{"tlsv1 unrecognized name", "packet length too long",
+	// rustls's Error::PeerIncompatible ("peer is incompatible:
+	// Tls12NotOffered"): no version or suite both sides accept.
+	"peer is incompatible"}
 
-// tlsAlert finds an alert of tlsAlerts whose refused is refused, after
-// "tls: " or "alert " (the first 16 of each), or after "alert_" in Node's
-// code for the OpenSSL reason ('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA').
+// tlsAlertPrefixes: what precedes an alert's name: Go's "tls: ", OpenSSL's
+// "alert ", "alert_" in Node's code for the OpenSSL reason
+// ('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA'), rustls's "received fatal alert: "
+// (its Error::AlertReceived under reqwest and hyper: "received fatal
+// alert: HandshakeFailure").
+var tlsAlertPrefixes = []string{"tls: ", "alert ", "alert_", "received fatal alert: "}
+
+// tlsAlert finds an alert of tlsAlerts whose refused is refused after one
+// of tlsAlertPrefixes (the first 16 of each).
 func tlsAlert(low string, refused bool) int {
-	for _, p := range []string{"tls: ", "alert ", "alert_"} {
+	for _, p := range tlsAlertPrefixes {
 		for off, n := 0, 0; n < 16; n++ {
 			i := strings.Index(low[off:], p)
 			if i < 0 {
@@ -387,6 +407,8 @@ func tlsAlert(low string, refused bool) int {
 					name = a.opensslName
 				case "alert_":
 					name = a.opensslCode
+				case "received fatal alert: ":
+					name = a.rustlsName
 				}
 				if a.refused == refused && name != "" && strings.HasPrefix(low[j:], name) {
 					return i
@@ -425,6 +447,9 @@ var requestUnusableWords = []string{
 	// node-fetch, axios (follow-redirects).
 	"only absolute urls are supported", "axioserror: unsupported protocol", "err_fr_too_many_redirects",
 	"maximum number of redirects exceeded",
+	// reqwest and hyper-util (Kind::Redirect, Kind::Builder; HttpConnector's
+	// "invalid URL, scheme is not http").
+	"error following redirect for url", "relative url without a base", "invalid url, scheme is not http",
 	"the response redirected too many times", "redirect url in location header is invalid",
 	// Node's http client (lib/internal/errors.js: ERR_INVALID_CHAR,
 	// ERR_UNESCAPED_CHARACTERS, ERR_INVALID_PROTOCOL) and the Headers
@@ -569,7 +594,10 @@ var transportLostRules = []rule{
 			"http2: client conn could not be established", "http2: client conn is closed", "http2: client conn not usable",
 			"cannot rewind body after connection loss", "connection error: protocol_error", "connection error: internal_error",
 			"stream terminated by rst_stream", "the connection is draining", "error reading from server: eof",
-			"sslzeroreturnerror", "tls/ssl connection has been closed"}},
+			"sslzeroreturnerror", "tls/ssl connection has been closed",
+			// hyper's pooled connection that closed before use
+			// (Canceled "connection was not ready", ChannelClosed).
+			"connection was not ready", "hyper::error(channelclosed"}},
 	// Node's http client ends a response whose socket closed under it with
 	// connResetException('aborted') (lib/_http_client.js
 	// socketCloseListener; lib/internal/errors.js, code ECONNRESET): "Error:
