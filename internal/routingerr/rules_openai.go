@@ -162,6 +162,12 @@ var openaiRules = []rule{
 	// claim.", its Bedrock provider's "No AWS credentials found. …".
 	{id: "codex.credentials.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"credential expired", "login is restricted to a specific workspace", "no aws credentials found"}},
+	// OpenAI's 401 for a key or member without the role or scope
+	// ("You have insufficient permissions for this operation. Missing
+	// scopes: api.responses.write. Check that you have the correct role …"):
+	// the key is valid, its permissions are not; an owner changes them.
+	{id: "openai.insufficient_permissions.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"insufficient permissions for this operation", "missing scopes:"}},
 	// codex-acp's authenticate without the key it was asked to use:
 	// "OPENAI_API_KEY is not set", "CODEX_API_KEY is not set".
 	{id: "openai.api_key_env_unset.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,

@@ -1164,6 +1164,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Your ChatGPT credential expired. Reopen Codex to reconnect.")},
 		neg: []Evidence{txt("credential refreshed"), txt("AWS credentials found")},
 	},
+	"openai.insufficient_permissions.v1": {
+		pos: []Evidence{status(401, "You have insufficient permissions for this operation. Missing scopes: api.model.read.")},
+		neg: []Evidence{txt("permissions for this operation are sufficient"), txt("no scopes missing")},
+	},
 	"openai.sdk_stream_cut.v1": {
 		pos: []Evidence{txt("SyntaxError: Error reading response: malformed server-sent event JSON.")},
 		neg: []Evidence{txt("server-sent event JSON parsed"), txt("stream ended")},
