@@ -20,7 +20,16 @@ var aisdkRules = []rule{
 	// The request itself is wrong: AI_InvalidPromptError ("Invalid prompt:
 	// …"), AI_InvalidArgumentError, the Gateway's invalid_request_error.
 	{id: "aisdk.invalid_request.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
-		any: []string{"ai_invalidprompterror", "ai_invalidargumenterror", "gatewayinvalidrequesterror"}},
+		any: []string{"ai_invalidprompterror", "ai_invalidargumenterror", "gatewayinvalidrequesterror",
+			// AI_DownloadError: a URL in the prompt the SDK could not fetch
+			// ("Failed to download <url>: 404 Not Found"); a network cause
+			// decides first.
+			"ai_downloaderror"}},
+	// AI_UnsupportedFunctionalityError ("'image file parts' functionality
+	// not supported."): the chosen model or provider cannot take this
+	// request; another model can.
+	{id: "aisdk.unsupported.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.75,
+		any: []string{"ai_unsupportedfunctionalityerror", "' functionality not supported"}},
 	// AI_MissingToolResultsError: the history has a tool call without its
 	// result, so every replay is rejected the same way.
 	{id: "aisdk.missing_tool_results.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.8,

@@ -20,6 +20,32 @@ var googleRules = []rule{
 			// 403: Google blocks a key found in public ("Your API key was
 			// reported as leaked. Please use another API key.").
 			"reported as leaked"}},
+	// The other ways Google says the caller has no usable credential
+	// (google.rpc canonical messages): no key or token at all ("Method
+	// doesn't allow unregistered callers …", "Request is missing required
+	// authentication credential."), a key the API does not know ("API Key
+	// not found. Please pass a valid API key."), an OAuth token without the
+	// scope (ACCESS_TOKEN_SCOPE_INSUFFICIENT), ahead of the 400/403 status.
+	{id: "google.credentials_missing.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"doesn't allow unregistered callers", "missing required authentication credential", "api key not found",
+			"insufficient authentication scopes", "access_token_scope_insufficient"}},
+	// Billing is off or missing for the project (BILLING_DISABLED "This API
+	// method requires billing to be enabled …", FAILED_PRECONDITION "Billing
+	// account for project … is not found. Billing must be enabled …"), or
+	// the model has no free tier ("Gemini 2.5 Pro Preview doesn't have a
+	// free quota tier …", a 429 that waiting never clears).
+	{id: "google.billing_disabled.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"requires billing to be enabled", "billing must be enabled", "billing_disabled",
+			"doesn't have a free quota tier"}},
+	// The project or key may not call the API: the API not enabled
+	// (SERVICE_DISABLED "… has not been used in project N before or it is
+	// disabled"), the project refused ("Your project has been denied access.
+	// Please contact support."), a key restricted to other referers
+	// ("Requests from referer <empty> are blocked."), IAM ("Permission
+	// denied on resource project …").
+	{id: "google.project_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"before or it is disabled", "your project has been denied access", "requests from referer",
+			"permission denied on resource"}},
 	{id: "gemini.location_unsupported.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		any: []string{"not available in your country", "user location is not supported"}},
 	{id: "vertex.publisher_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
@@ -116,6 +142,14 @@ var googleRules = []rule{
 		any: []string{"tos_violation", "violation of terms of service"}},
 	{id: "gemini.permission_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{`"status":"permission_denied"`, `"status": "permission_denied"`}},
+	// FAILED_PRECONDITION: the project or account is not in the state the
+	// call needs ("Precondition check failed.", Code Assist's answer to an
+	// account it cannot onboard); google.rpc says not to retry until that
+	// state is fixed. The words that say which state (a region, billing)
+	// decide first.
+	{id: "google.failed_precondition.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.75,
+		any: []string{`"status":"failed_precondition"`, `"status": "failed_precondition"`, "(status: failed_precondition)",
+			"9 failed_precondition:", "precondition check failed"}},
 
 	{id: "gemini.model_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
 		gate: []string{"model is overloaded"},
@@ -163,6 +197,18 @@ var googleRules = []rule{
 			// js-genai's stream reader (_api_client.ts): an empty body, a chunk
 			// that does not parse.
 			"response body is empty", "exception parsing stream chunk"}},
+	// The Gemini API refusing a conversation whose turns do not pair up:
+	// "Please ensure that the number of function response parts is equal to
+	// the number of function call parts of the function call turn.",
+	// "Please ensure that function call turn comes immediately after a user
+	// turn or after a function response turn.", and Gemini 3's "Function
+	// call is missing a thought_signature in functionCall parts." (400
+	// INVALID_ARGUMENT): the history itself is broken, every replay of it
+	// fails.
+	{id: "gemini.history_invalid.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
+		any: []string{"number of function response parts is equal to", "function call turn comes immediately after",
+			"function call turns come immediately after", "function response turn comes immediately after",
+			"missing a thought_signature"}},
 	// A response the model's own filters ended empty: "Model stream ended due
 	// to safety settings (SAFETY) …", RECITATION, OTHER, and the
 	// non-interactive mode's "The model response was blocked due to safety

@@ -71,6 +71,30 @@ func init() {
 			pos: []Evidence{txt("No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.")},
 			neg: []Evidence{txt("input provided via stdin"), txt("no input file given")},
 		},
+		"aisdk.unsupported.v1": {
+			pos: []Evidence{txt("AI_UnsupportedFunctionalityError: 'image file parts' functionality not supported.")},
+			neg: []Evidence{txt("this functionality is supported"), txt("unsupported option --foo")},
+		},
+		"google.credentials_missing.v1": {
+			pos: []Evidence{txt("Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.")},
+			neg: []Evidence{txt("API key found in environment"), txt("authentication credential refreshed")},
+		},
+		"google.billing_disabled.v1": {
+			pos: []Evidence{txt("This API method requires billing to be enabled. Please enable billing on project #123 by visiting https://console.developers.google.com/billing/enable?project=123 then retry.")},
+			neg: []Evidence{txt("billing is enabled for this project"), txt("free quota tier: 50 requests per day")},
+		},
+		"google.project_denied.v1": {
+			pos: []Evidence{txt("Your project has been denied access. Please contact support.")},
+			neg: []Evidence{txt("the project has access to the API"), txt("referer header set")},
+		},
+		"google.failed_precondition.v1": {
+			pos: []Evidence{txt("[API Error: Precondition check failed. (Status: FAILED_PRECONDITION)]")},
+			neg: []Evidence{txt("precondition met"), txt(`{"status":"FAILED"}`)},
+		},
+		"gemini.history_invalid.v1": {
+			pos: []Evidence{txt("Please ensure that function call turn comes immediately after a user turn or after a function response turn.")},
+			neg: []Evidence{txt("the function call returned 3 parts"), txt("thought signature verified")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
