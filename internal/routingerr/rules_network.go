@@ -101,6 +101,12 @@ var networkRules = []rule{
 	{id: "tls.alert_transient.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate:  tlsAlertPrefixes,
 		match: func(s *scan) int { return tlsAlert(s.low, false) }},
+	// gRPC's PERMISSION_DENIED by its status name (grpc-go's "rpc error:
+	// code = PermissionDenied desc = …", grpcio's StatusCode.PERMISSION_DENIED,
+	// grpc-js's "7 PERMISSION_DENIED: …"): the caller lacks a permission
+	// on the resource; the provider rules before it read a billing reason.
+	{id: "grpc.permission_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"code = permissiondenied", "statuscode.permission_denied", "7 permission_denied:"}},
 	// A connection the local system forbade (a sandbox without network, a
 	// firewall rule): connect(2)'s EACCES and EPERM as Node ("connect
 	// EACCES 104.18.6.192:443") and Go ("connect: permission denied")
@@ -597,7 +603,11 @@ var transportLostRules = []rule{
 			"sslzeroreturnerror", "tls/ssl connection has been closed",
 			// hyper's pooled connection that closed before use
 			// (Canceled "connection was not ready", ChannelClosed).
-			"connection was not ready", "hyper::error(channelclosed"}},
+			"connection was not ready", "hyper::error(channelclosed",
+			// grpc-go's stream that ended without its trailers, gRPC core's
+			// "Stream removed" and "Received RST_STREAM with error code 2"
+			// (grpcio).
+			"server closed the stream without sending trailers", "stream removed", "received rst_stream with error code"}},
 	// Node's http client ends a response whose socket closed under it with
 	// connResetException('aborted') (lib/_http_client.js
 	// socketCloseListener; lib/internal/errors.js, code ECONNRESET): "Error:

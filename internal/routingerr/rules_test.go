@@ -146,6 +146,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("dial tcp: lookup httpbin.org: no such host"), txt("getaddrinfo ENOTFOUND https-proxy.corp"),
 			txt("stopped after 3 retries"), txt("the scheme is known")},
 	},
+	"grpc.permission_denied.v1": {
+		pos: []Evidence{txt("rpc error: code = PermissionDenied desc = Permission 'aiplatform.endpoints.predict' denied on resource")},
+		neg: []Evidence{txt("rpc error: code = Unavailable desc = permission service down"), txt("PERMISSION_DENIED_BY_POLICY_DOCS")},
+	},
 	"net.connect_forbidden.v1": {
 		pos: []Evidence{txt("Error: connect EACCES 104.18.6.192:443")},
 		neg: []Evidence{txt("Error: EACCES: permission denied, open '/etc/x'"), txt("connect: connection refused")},
