@@ -50,7 +50,22 @@ var bedrockRules = []rule{
 			// IncompleteSignature: a key that does not exist, a secret that
 			// does not sign.
 			"invalidclienttokenid", "access key id you provided does not exist",
-			"signature we calculated does not match"}},
+			"signature we calculated does not match",
+			// SSO and login sessions, in botocore's words (exceptions.py:
+			// UnauthorizedSSOTokenError, SSOTokenLoadError,
+			// LoginRefreshRequired, PartialCredentialsError,
+			// CredentialRetrievalError) and the JS SDK's as Claude Code
+			// bundles them (TokenProviderError "Token is expired. To refresh
+			// this SSO session run 'aws sso login' …",
+			// CredentialsProviderError "Could not resolve credentials using
+			// profile: […]").
+			"to refresh this sso session run", "error loading sso token", "reauthenticate using 'aws login'",
+			"re-authenticate using aws login", "partial credentials found in", "error when retrieving credentials from",
+			"could not resolve credentials using profile"}},
+	// botocore's ConnectionClosedError: "Connection was closed before we
+	// received a valid response from endpoint URL: …".
+	{id: "aws.connection_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		any: []string{"connection was closed before we received a valid response"}},
 
 	{id: "bedrock.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
 		any: []string{"throttlingexception", "too many tokens, please wait", "too many requests, please wait"}},
@@ -91,5 +106,8 @@ var bedrockRules = []rule{
 	// its loadSetting words ("AWS region setting is missing. Pass it using
 	// the 'region' parameter or the AWS_REGION environment variable.").
 	{id: "aws.region_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		any: []string{"region is missing", "region setting is missing"}},
+		any: []string{"region is missing", "region setting is missing",
+			// botocore's NoRegionError and ProfileNotFound ("The config profile
+			// (x) could not be found"): the AWS configuration.
+			"you must specify a region", "profilenotfound", "the config profile ("}},
 }

@@ -460,6 +460,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Sandbox required but unavailable: bubblewrap (bwrap) is not installed. Set sandbox.failIfUnavailable=false to allow unsandboxed execution.")},
 		neg: []Evidence{txt("sandbox unavailable, running unsandboxed"), txt("the sandbox is required")},
 	},
+	"aws.connection_closed.v1": {
+		pos: []Evidence{txt(`botocore.exceptions.ConnectionClosedError: Connection was closed before we received a valid response from endpoint URL: "https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse".`)},
+		neg: []Evidence{txt("connection was closed by the user"), txt("we received a valid response")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
