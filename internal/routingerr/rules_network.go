@@ -306,6 +306,12 @@ var netExceptionWords = []string{
 	// curl's own error texts (curl.se/libcurl/c/libcurl-errors.html):
 	// CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT.
 	"could not resolve host", "couldn't connect to server",
+	// CURLE_OPERATION_TIMEDOUT, CURLE_SSL_CONNECT_ERROR's dropped socket,
+	// CURLE_HTTP2, CURLE_SEND_ERROR, CURLE_COULDNT_RESOLVE_PROXY.
+	"timeout was reached", "ssl_error_syscall", "error in the http2 framing layer", "failed sending data to the peer",
+	"could not resolve proxy",
+	// Winsock's WSAECONNABORTED text (Go's "wsasend: …", .NET).
+	"established connection was aborted by the software in your host machine",
 	// gRPC core's channel that could reach no backend (grpc-go's
 	// "transport: Error while dialing" is go.dial.v1's).
 	"failed to connect to all addresses",
@@ -469,7 +475,10 @@ var requestUnusableWords = []string{
 	// httpx / httpcore, requests, urllib3, aiohttp.
 	"unsupportedprotocol", "toomanyredirects", "localprotocolerror", "invalidschema", "missingschema",
 	"no connection adapters were found", "requests.exceptions.invalidurl", "urlschemeunknown", "locationparseerror",
-	"nonhttpurlclienterror", "invalidurlclienterror", "exceeded maximum allowed redirects", "responseerror('too many redirects')",
+	"nonhttpurlclienterror", "invalidurlclienterror",
+	// curl (libcurl-errors.html): CURLE_URL_MALFORMAT, CURLE_TOO_MANY_REDIRECTS,
+	// CURLE_UNSUPPORTED_PROTOCOL ("Protocol \"htps\" not supported").
+	"url rejected: malformed input", ") redirects followed", "curl: (1) protocol", "exceeded maximum allowed redirects", "responseerror('too many redirects')",
 }
 
 // impossibleHost finds a name lookup for a host that cannot exist: "http"
