@@ -75,7 +75,12 @@ var acpRules = []rule{
 	// exited unexpectedly"); the acp-go-sdk's "peer disconnected before
 	// response" when the adapter itself went away.
 	{id: "acp.peer_disconnected.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.9,
-		any: []string{"peer disconnected", "connection to agent closed", "query closed before response"}},
+		any: []string{"peer disconnected", "connection to agent closed", "query closed before response",
+			// The Agent SDK's transport to the CLI gone (claude-agent-sdk
+			// 0.3.334 sdk.mjs: "Transport is closed", "ProcessTransport is not
+			// ready for writing"), and a CLI that never answered initialize
+			// ("… the prompt was not sent. Start a new session.").
+			"transport is closed", "processtransport is not ready", "did not answer initialize"}},
 	// The Agent SDK's getProcessExitError: "Claude Code process terminated
 	// by signal SIGKILL" (killed: an OOM, a reaper) is the process lost;
 	// "Claude Code process exited with code 1" is the CLI failing on its own
