@@ -131,8 +131,19 @@ var openaiRules = []rule{
 	// The goal or session budget the user gave Codex ("Goal budget reached -
 	// the turn was stopped.", ApiError "session budget exceeded"): raise
 	// it, then resume.
+	// CodexErr::SessionBudgetExceeded itself says only "budget reached", so
+	// that is read as the whole message of a line ("■ budget reached"), not
+	// inside other prose.
 	{id: "codex.budget.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.85,
-		any: []string{"goal budget reached", "session budget exceeded"}},
+		gate: []string{"goal budget reached", "session budget exceeded", "budget reached"},
+		match: func(s *scan) int {
+			for _, k := range []string{"goal budget reached", "session budget exceeded"} {
+				if i := s.index(k, false); i >= 0 {
+					return i
+				}
+			}
+			return bareLine(s.low, "budget reached")
+		}},
 	// Codex's login and sandbox setup: "Not signed in. Please run 'codex
 	// login' …", "codex-linux-sandbox was required but not provided".
 	{id: "codex.not_signed_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
@@ -326,6 +337,26 @@ var openaiRules = []rule{
 	// events with an error code of server_error.
 	{id: "openai.server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"type":"server_error"`, `"type": "server_error"`, `"code":"server_error"`, `"code": "server_error"`}},
+}
+
+// bareLine is the offset of msg where it is a line's whole text, apart
+// from blanks, a final period and a TUI error glyph ("■ "); -1 otherwise.
+func bareLine(low, msg string) int {
+	for off := 0; off <= len(low); {
+		end := strings.IndexByte(low[off:], '\n')
+		if end < 0 {
+			end = len(low)
+		} else {
+			end += off
+		}
+		line := strings.TrimSpace(low[off:end])
+		line = strings.TrimSpace(strings.TrimPrefix(line, "■"))
+		if strings.TrimSuffix(line, ".") == msg {
+			return off + strings.Index(low[off:end], msg)
+		}
+		off = end + 1
+	}
+	return -1
 }
 
 // codexRecoveryNotices are codex-rs's notices while it retries a turn in

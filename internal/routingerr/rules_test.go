@@ -1125,8 +1125,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the access program can be used with this model")},
 	},
 	"codex.budget.v1": {
-		pos: []Evidence{txt("Goal budget reached - the turn was stopped.")},
-		neg: []Evidence{txt("goal budget: 40% used"), txt("session budget set to $5")},
+		pos: []Evidence{txt("Goal budget reached - the turn was stopped."), txt("■ budget reached")},
+		neg: []Evidence{txt("goal budget: 40% used"), txt("session budget set to $5"), txt("monthly budget reached for the project")},
 	},
 	"codex.not_signed_in.v1": {
 		pos: []Evidence{txt("Not signed in. Please run 'codex login' to sign in with ChatGPT, then re-run 'codex cloud'.")},
