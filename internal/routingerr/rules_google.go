@@ -60,7 +60,19 @@ var googleRules = []rule{
 	{id: "gemini.ineligible_tier.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		any: []string{"ineligibletiererror", "not eligible for gemini code assist"}},
 	{id: "gemini.project_required.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
-		any: []string{"requires setting the google_cloud_project", "invalid google cloud project id"}},
+		any: []string{"requires setting the google_cloud_project", "invalid google cloud project id",
+			// Earlier releases: "GOOGLE_CLOUD_PROJECT environment variable not
+			// found. …", "Google Workspace Account (…) must specify a
+			// GOOGLE_CLOUD_PROJECT environment variable.", "Enterprise users must
+			// specify GOOGLE_CLOUD_PROJECT …", "Failed to onboard to Gemini Code
+			// Assist with this project".
+			"google_cloud_project environment variable not found", "must specify a google_cloud_project",
+			"must specify google_cloud_project", "failed to onboard to gemini code assist"}},
+	// The project's Code Assist license is not the one chosen
+	// (LicenseMismatchError, earlier setup.ts: "License type mismatch
+	// detected. You selected: … But the server returned: …").
+	{id: "gemini.license_mismatch.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"license type mismatch detected"}},
 	// The rest of a failed sign-in: auth.ts's "Failed to sign in. Message:
 	// <cause>" ("Failed to login. Message:" before it was renamed),
 	// oauth2.ts's token exchange and device-code failures, gemini.tsx's
@@ -79,7 +91,17 @@ var googleRules = []rule{
 			"no authorization code received", "during oauth authentication", "could not authenticate using",
 			"invalid credentials format",
 			// setup.ts / errors.ts: account validation declined, or "/auth" chosen instead.
-			"cancelled account validation", "requested to change authentication method"}},
+			"cancelled account validation", "requested to change authentication method",
+			// Earlier releases' words for the same steps: "Failed to
+			// login.\nMessage: …", "State mismatch. Possible CSRF attack",
+			// "Error during authentication: <error>", "Failed to authenticate
+			// with authorization code: …", "Failed to open browser
+			// automatically. …", "Code Assist login required, but interactive
+			// consent could not be obtained.", "Could not load credentials",
+			// "No id_token obtained after refreshing tokens."
+			"failed to login.", "possible csrf attack", "error during authentication:",
+			"failed to authenticate with authorization code", "failed to open browser automatically",
+			"code assist login required", "could not load credentials", "no id_token obtained"}},
 	// No credentials configured for the chosen auth method (config/auth.ts,
 	// validateNonInterActiveAuth.ts, acpSessionManager.ts): "When using
 	// Gemini API, you must specify the GEMINI_API_KEY environment
@@ -106,7 +128,23 @@ var googleRules = []rule{
 	// provided via stdin. Input can be provided by piping data into gemini
 	// or using the --prompt option."): the same invocation fails again.
 	{id: "gemini.no_input.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
-		any: []string{"no input provided via stdin"}},
+		any: []string{"no input provided via stdin",
+			// "Error: The --prompt-interactive flag cannot be used when input
+			// is piped from stdin." (and its earlier "is not supported when
+			// piping input from stdin").
+			"flag cannot be used when input is piped", "flag is not supported when piping input"}},
+	// A settings file that does not load (gemini.tsx: "Error in <path>:
+	// <parse error>\nPlease fix <path> and try again.").
+	{id: "gemini.settings_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		gate:  []string{"and try again."},
+		check: "the line before says which settings file: \"Please fix <path> and try again.\"",
+		match: func(s *scan) int {
+			i := strings.Index(s.low, "please fix ")
+			if i < 0 || !strings.Contains(s.low[i:], "settings.json and try again.") {
+				return -1
+			}
+			return i
+		}},
 	// Gemini CLI's words when the account may not use a model
 	// (useQuotaAndFallback.ts, ModelNotFoundError): "It seems like you don't
 	// have access to <model>. This model is not available for personal

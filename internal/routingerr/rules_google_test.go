@@ -95,6 +95,14 @@ func init() {
 			pos: []Evidence{txt("Please ensure that function call turn comes immediately after a user turn or after a function response turn.")},
 			neg: []Evidence{txt("the function call returned 3 parts"), txt("thought signature verified")},
 		},
+		"gemini.license_mismatch.v1": {
+			pos: []Evidence{txt("License type mismatch detected.\nYou selected: Gemini Code Assist (GCA)\nBut the server returned: Free Tier")},
+			neg: []Evidence{txt("license type: Apache-2.0"), txt("mismatch detected in checksum")},
+		},
+		"gemini.settings_invalid.v1": {
+			pos: []Evidence{txt("Error in /home/u/.gemini/settings.json: Unexpected token\nPlease fix /home/u/.gemini/settings.json and try again.")},
+			neg: []Evidence{txt("Please fix the typo and try again."), txt("settings.json saved")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
