@@ -87,13 +87,14 @@ var networkRules = []rule{
 	// (lib/dispatcher/proxy-agent.js), urllib3's "Tunnel connection
 	// failed: 403 Forbidden", curl's "CONNECT tunnel failed, response 407".
 	// A 4xx from the proxy is its policy or its credentials; a 5xx is the
-	// proxy failing to reach the provider (proxy.tunnel_failed.v1).
+	// proxy failing to reach the provider, and a 408 or 429 the proxy
+	// asking to come back later (proxy.tunnel_failed.v1).
 	{id: "proxy.tunnel_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		gate:  proxyTunnelForms,
-		match: func(s *scan) int { return proxyTunnelStatus(s.low, '4') }},
+		match: func(s *scan) int { return proxyTunnelStatus(s.low, false) }},
 	{id: "proxy.tunnel_failed.v1", band: bandTransport, code: "unavailable", class: ClassTransient, conf: 0.8,
 		gate:  proxyTunnelForms,
-		match: func(s *scan) int { return proxyTunnelStatus(s.low, '5') }},
+		match: func(s *scan) int { return proxyTunnelStatus(s.low, true) }},
 	// The alerts of a connection that broke rather than a handshake that was
 	// refused (internal_error, bad_record_mac, record_overflow,
 	// unexpected_message, close_notify mid-record, user_canceled): the next
@@ -498,7 +499,7 @@ func impossibleHost(low string) int {
 			if j < len(low) && low[j] == 's' {
 				j++
 			}
-			if j == len(low) || low[j] == ':' || low[j] == ' ' || low[j] == '\n' || low[j] == '\'' || low[j] == '"' {
+			if j == len(low) || strings.IndexByte(":; \n\r\t'\"\\,)", low[j]) >= 0 {
 				return i
 			}
 		}
@@ -531,16 +532,21 @@ func goRedirectLimit(low string) int {
 var proxyTunnelForms = []string{"proxy response (", "tunnel connection failed: ", "connect tunnel failed, response ",
 	"tunneling socket could not be established, statuscode="}
 
-// proxyTunnelStatus finds a proxyTunnelForms status whose first digit is
-// class ('4' or '5').
-func proxyTunnelStatus(low string, class byte) int {
+// proxyTunnelStatus finds a proxyTunnelForms status: with transient, a
+// 5xx, 408 or 429; without, any other 4xx.
+func proxyTunnelStatus(low string, transient bool) int {
 	for _, f := range proxyTunnelForms {
 		i := strings.Index(low, f)
 		if i < 0 {
 			continue
 		}
 		j := i + len(f)
-		if j+3 <= len(low) && low[j] == class && isDigit(low[j+1]) && isDigit(low[j+2]) && (j+3 == len(low) || !isDigit(low[j+3])) {
+		if j+3 > len(low) || !isDigit(low[j]) || !isDigit(low[j+1]) || !isDigit(low[j+2]) || j+3 < len(low) && isDigit(low[j+3]) {
+			continue
+		}
+		code := low[j : j+3]
+		again := code[0] == '5' || code == "408" || code == "429"
+		if transient && again || !transient && code[0] == '4' && !again {
 			return i
 		}
 	}

@@ -156,7 +156,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"proxy.tunnel_refused.v1": {
 		pos: []Evidence{txt("TypeError: fetch failed\n  [cause]: RequestAbortedError [AbortError]: Proxy response (407) !== 200 when HTTP Tunneling")},
-		neg: []Evidence{txt("Proxy response (502) !== 200 when HTTP Tunneling"), txt("Tunnel connection failed: 4000 bytes")},
+		neg: []Evidence{txt("Proxy response (502) !== 200 when HTTP Tunneling"), txt("Tunnel connection failed: 4000 bytes"),
+			txt("Proxy response (429) !== 200 when HTTP Tunneling")},
 	},
 	"proxy.tunnel_failed.v1": {
 		pos: []Evidence{txt("Proxy response (502) !== 200 when HTTP Tunneling")},
