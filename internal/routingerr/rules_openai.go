@@ -199,9 +199,14 @@ var openaiRules = []rule{
 	// (WorkspaceOwnerUsageLimitReached / WorkspaceMemberUsageLimitReached):
 	// "You hit your spend cap set in your workspace. Increase your spend
 	// cap to continue." Money, not a window: an owner raises the cap.
-	// The TUI's "You've reached your workspace credit limit" is the same.
+	// The TUI's "You've reached your workspace credit limit" is the same,
+	// and so is the ChatGPT backend's x-codex-rate-limit-reached-type (or
+	// rate_limit_reached_type) for a workspace's credits or spend cap, even
+	// on a 429 whose body says usage_limit_reached: its resets_at is a
+	// window that does not bring the money back.
 	{id: "codex.spend_cap.v1", band: bandReset, code: "billing", class: ClassUserAction, conf: 0.85,
-		any: []string{"hit your spend cap", "workspace credit limit"}},
+		any: []string{"hit your spend cap", "workspace credit limit", "workspace_owner_credits_depleted",
+			"workspace_member_credits_depleted", "workspace_owner_usage_limit_reached", "workspace_member_usage_limit_reached"}},
 	// codex-rs CodexErr::InvalidImageRequest ("Image poisoning"), not
 	// retryable: an image in the history is refused, and stays there.
 	{id: "codex.invalid_image.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,

@@ -1094,7 +1094,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"codex.spend_cap.v1": {
 		pos: []Evidence{txt("You hit your spend cap set by the owner of your workspace. Ask an owner to increase your spend cap to continue.")},
-		neg: []Evidence{txt("set a spend cap for your workspace in settings")},
+		neg: []Evidence{txt("set a spend cap for your workspace in settings"), txt("x-codex-rate-limit-reached-type: rate_limit_reached")},
 	},
 	"codex.invalid_image.v1": {
 		pos: []Evidence{txt("■ Image poisoning")},
