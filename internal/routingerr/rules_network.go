@@ -70,7 +70,7 @@ var networkRules = []rule{
 	// httpx, requests, urllib3, aiohttp, Bun): a human must fix the
 	// configuration; a replay fails the same way.
 	{id: "net.request_unusable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		gate: append([]string{"lookup http", "enotfound http", "stopped after "}, requestUnusableWords...),
+		gate: append([]string{"lookup http", "enotfound http", "failed to resolve 'http", "stopped after "}, requestUnusableWords...),
 		match: func(s *scan) int {
 			for _, w := range requestUnusableWords {
 				if i := s.index(w, false); i >= 0 {
@@ -392,7 +392,15 @@ func withOpenSSLCodes(as []tlsAlertName) []tlsAlertEntry {
 var tlsRefusedOther = []string{"tlsv1 unrecognized name", "packet length too long",
 	// rustls's Error::PeerIncompatible ("peer is incompatible:
 	// Tls12NotOffered"): no version or suite both sides accept.
-	"peer is incompatible"}
+	"peer is incompatible",
+	// Go's client reading a peer that is not a TLS server (crypto/tls
+	// conn.go: "tls: oversized record received with length 20527", "tls:
+	// unsupported SSLv2 handshake received"), a certificate it cannot
+	// parse; OpenSSL's refusals of a server's old or weak TLS as Python's
+	// ssl prints them (UNSAFE_LEGACY_RENEGOTIATION_DISABLED behind
+	// TLS-inspecting proxies, DH_KEY_TOO_SMALL, UNSUPPORTED_PROTOCOL).
+	"tls: oversized record received", "tls: unsupported sslv2 handshake received", "tls: failed to parse certificate",
+	"unsafe legacy renegotiation disabled", "dh key too small", "[ssl: unsupported_protocol]"}
 
 // tlsAlertPrefixes: what precedes an alert's name: Go's "tls: ", OpenSSL's
 // "alert ", "alert_" in Node's code for the OpenSSL reason
@@ -485,9 +493,10 @@ var requestUnusableWords = []string{
 // impossibleHost finds a name lookup for a host that cannot exist: "http"
 // or "https" as the host, what a URL with its scheme written twice
 // resolves (Go's "lookup https: no such host", "lookup https on
-// 127.0.0.53:53: …"; Node's "getaddrinfo ENOTFOUND https").
+// 127.0.0.53:53: …"; Node's "getaddrinfo ENOTFOUND https"; urllib3's
+// NameResolutionError "Failed to resolve 'https'").
 func impossibleHost(low string) int {
-	for _, w := range []string{"lookup http", "enotfound http"} {
+	for _, w := range []string{"lookup http", "enotfound http", "failed to resolve 'http"} {
 		for off, n := 0, 0; n < 8; n++ {
 			i := strings.Index(low[off:], w)
 			if i < 0 {
