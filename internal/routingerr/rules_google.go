@@ -201,6 +201,12 @@ var googleRules = []rule{
 			}
 			return s.errorText("model is overloaded")
 		}},
+	// Gemini CLI's TerminalQuotaError when the stated wait is over its
+	// five-minute ceiling (googleQuotaErrors.ts before the "Suggested retry
+	// after" wording: "Quota limit requires a long delay of 3600s."): the
+	// CLI gave up waiting, so a replay waits out the same window.
+	{id: "gemini.long_quota_delay.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.8,
+		any: []string{"quota limit requires a long delay"}},
 	// Provisioned Throughput spent for this moment ("Too many requests.
 	// Exceeded the Provisioned Throughput.", 429): a rate, not the shared
 	// capacity vertex.resource_exhausted.v1 reads.

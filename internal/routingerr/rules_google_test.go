@@ -103,6 +103,10 @@ func init() {
 			pos: []Evidence{txt("Error in /home/u/.gemini/settings.json: Unexpected token\nPlease fix /home/u/.gemini/settings.json and try again.")},
 			neg: []Evidence{txt("Please fix the typo and try again."), txt("settings.json saved")},
 		},
+		"gemini.long_quota_delay.v1": {
+			pos: []Evidence{{HTTPStatus: 429, Err: "Quota limit requires a long delay of 3600s."}},
+			neg: []Evidence{txt("quota limit hit. Retrying after 45s."), txt("a long delay of 3s before retry")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
