@@ -274,6 +274,12 @@ var anthropicRules = []rule{
 	{id: "ccswitch.transform_error.v1", band: bandStatus, code: "unknown", class: ClassUnclassified, conf: 0.5,
 		any: []string{"格式转换错误"}},
 
+	// Claude Code's TUI for an error that carried no message at all (the
+	// bare "API Error" content): "API Error: Please wait a moment and try
+	// again." (2.1.112 cli.js). Nothing else is known, and the emitter
+	// itself says to retry.
+	{id: "claude_code.bare_api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.6,
+		any: []string{"api error: please wait a moment and try again"}},
 	{id: "anthropic.api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"type":"api_error"`, `"type": "api_error"`}},
 	{id: "anthropic.invalid_request_error.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,

@@ -465,6 +465,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`botocore.exceptions.ConnectionClosedError: Connection was closed before we received a valid response from endpoint URL: "https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse".`)},
 		neg: []Evidence{txt("connection was closed by the user"), txt("we received a valid response")},
 	},
+	"claude_code.bare_api_error.v1": {
+		pos: []Evidence{txt("API Error: Please wait a moment and try again.")},
+		neg: []Evidence{txt("Please wait a moment and try again."), txt("API Error: 400 please wait")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
