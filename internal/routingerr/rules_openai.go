@@ -179,6 +179,21 @@ var openaiRules = []rule{
 	// the key is valid, its permissions are not; an owner changes them.
 	{id: "openai.insufficient_permissions.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"insufficient permissions for this operation", "missing scopes:"}},
+	// Codex's --oss providers when the local server is absent ("No running
+	// Ollama server detected. Start it with: `ollama serve` …", "LM Studio
+	// not found. Please install LM Studio …"), and its CLI set up in a way
+	// it refuses ("Not inside a trusted directory and
+	// --skip-git-repo-check was not specified.", "The --api-key flag is no
+	// longer supported. …", "Daybreak requires the OpenAI provider …").
+	// Nothing changes until the machine or the command does.
+	{id: "codex.local_setup.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"no running ollama server", "lm studio not found", "not inside a trusted directory",
+			"flag is no longer supported", "requires the openai provider"}},
+	// A feature this account may not use ("Daybreak is not available for
+	// this account. Apply at …"); a model named that way is the model's
+	// rule.
+	{id: "codex.account_feature.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.8,
+		any: []string{"is not available for this account"}, none: []string{"model"}},
 	// codex-acp's authenticate without the key it was asked to use:
 	// "OPENAI_API_KEY is not set", "CODEX_API_KEY is not set".
 	{id: "openai.api_key_env_unset.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,

@@ -1181,6 +1181,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{status(401, "You have insufficient permissions for this operation. Missing scopes: api.model.read.")},
 		neg: []Evidence{txt("permissions for this operation are sufficient"), txt("no scopes missing")},
 	},
+	"codex.local_setup.v1": {
+		pos: []Evidence{txt("LM Studio not found. Please install LM Studio from https://lmstudio.ai/")},
+		neg: []Evidence{txt("Ollama server running"), txt("inside a trusted directory")},
+	},
+	"codex.account_feature.v1": {
+		pos: []Evidence{txt("Daybreak is not available for this account. Apply at https://openai.com/form/enterprise-trusted-access-for-cyber/.")},
+		neg: []Evidence{txt("The model gpt-6 is not available for this account."), txt("available for this account")},
+	},
 	"openai.sdk_stream_cut.v1": {
 		pos: []Evidence{txt("SyntaxError: Error reading response: malformed server-sent event JSON.")},
 		neg: []Evidence{txt("server-sent event JSON parsed"), txt("stream ended")},
