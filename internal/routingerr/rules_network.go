@@ -476,13 +476,17 @@ var requestUnusableWords = []string{
 	// ERR_UNESCAPED_CHARACTERS, ERR_INVALID_PROTOCOL) and the Headers
 	// class.
 	"invalid character in header content", "is an invalid header value", "request path contains unescaped characters",
-	"err_invalid_protocol",
+	"err_invalid_protocol", "err_invalid_http_token", "err_http_invalid_header_value",
 	// Go (net/http transport.go, client.go; net/url; net).
 	"unsupported protocol scheme", "http: no host in request url", "net/url: invalid", "missing port in address",
 	"too many colons in address", "http: server gave http response to https client", "net/http: invalid header field value",
+	"net/http: invalid header field name",
 	"invalid header field value for",
 	// httpx / httpcore, requests, urllib3, aiohttp.
 	"unsupportedprotocol", "toomanyredirects", "localprotocolerror", "invalidschema", "missingschema",
+	// requests' InvalidHeader (a key pasted with its newline), CPython's
+	// http.client putheader ("Invalid header value b'…'") and InvalidURL.
+	"return character(s) in header value", "invalid header value b'", "http.client.invalidurl",
 	"no connection adapters were found", "requests.exceptions.invalidurl", "urlschemeunknown", "locationparseerror",
 	"nonhttpurlclienterror", "invalidurlclienterror",
 	// curl (libcurl-errors.html): CURLE_URL_MALFORMAT, CURLE_TOO_MANY_REDIRECTS,
@@ -631,7 +635,10 @@ var transportLostRules = []rule{
 			// grpc-go's stream that ended without its trailers, gRPC core's
 			// "Stream removed" and "Received RST_STREAM with error code 2"
 			// (grpcio).
-			"server closed the stream without sending trailers", "stream removed", "received rst_stream with error code"}},
+			"server closed the stream without sending trailers", "stream removed", "received rst_stream with error code",
+			// urllib3's chunked read cut short; httpx's WriteError without
+			// a message.
+			"response ended prematurely", "httpx.writeerror"}},
 	// Node's http client ends a response whose socket closed under it with
 	// connResetException('aborted') (lib/_http_client.js
 	// socketCloseListener; lib/internal/errors.js, code ECONNRESET): "Error:
