@@ -28,7 +28,12 @@ var googleRules = []rule{
 	// scope (ACCESS_TOKEN_SCOPE_INSUFFICIENT), ahead of the 400/403 status.
 	{id: "google.credentials_missing.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"doesn't allow unregistered callers", "missing required authentication credential", "api key not found",
-			"insufficient authentication scopes", "access_token_scope_insufficient"}},
+			"insufficient authentication scopes", "access_token_scope_insufficient",
+			// google-auth-library (Gemini CLI's OAuth client, ADC): the stored
+			// refresh token no longer works ("Could not refresh access token:
+			// Request failed with status code 400"), whatever status the token
+			// endpoint gave.
+			"could not refresh access token"}},
 	// Billing is off or missing for the project (BILLING_DISABLED "This API
 	// method requires billing to be enabled …", FAILED_PRECONDITION "Billing
 	// account for project … is not found. Billing must be enabled …"), or
