@@ -463,7 +463,7 @@ var tlsCertVerifyWords = []string{
 // header they will not send.
 var requestUnusableWords = []string{
 	// undici fetch (lib/web/fetch/index.js, request.js) and Bun.
-	"unknown scheme", "bad port", "url scheme must be a http(s) scheme", "failed to parse url from", "err_invalid_url",
+	"unknown scheme", "typeerror: bad port", "url scheme must be a http(s) scheme", "failed to parse url from", "err_invalid_url",
 	"fetch() url is invalid", "protocol must be http:, https:", "redirect count exceeded",
 	// node-fetch, axios (follow-redirects).
 	"only absolute urls are supported", "axioserror: unsupported protocol", "err_fr_too_many_redirects",
@@ -635,7 +635,7 @@ var transportLostRules = []rule{
 			// grpc-go's stream that ended without its trailers, gRPC core's
 			// "Stream removed" and "Received RST_STREAM with error code 2"
 			// (grpcio).
-			"server closed the stream without sending trailers", "stream removed", "received rst_stream with error code",
+			"server closed the stream without sending trailers", ": stream removed", `"stream removed"`, "received rst_stream with error code",
 			// urllib3's chunked read cut short; httpx's WriteError without
 			// a message.
 			"response ended prematurely", "httpx.writeerror"}},

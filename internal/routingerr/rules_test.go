@@ -109,8 +109,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the job terminated normally after 3 steps"), txt("process terminated by signal 9 while building")},
 	},
 	"net.stream_cut.v1": {
-		pos: []Evidence{txt("SocketError: other side closed")},
-		neg: []Evidence{txt("the other side agreed"), txt("server connected")},
+		pos: []Evidence{txt("SocketError: other side closed"), txt("Error: 2 UNKNOWN: Stream removed")},
+		neg: []Evidence{txt("the other side agreed"), txt("server connected"), txt("the upstream removed this model")},
 	},
 	"go.eof.v1": {
 		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`), txt("Post https://api.openai.com/v1/responses: EOF")},
@@ -144,6 +144,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt(`Post "https://https//api.openai.com/v1": dial tcp: lookup https: no such host`),
 			txt(`Post "https://api.openai.com/v1/responses": stopped after 10 redirects`)},
 		neg: []Evidence{txt("dial tcp: lookup httpbin.org: no such host"), txt("getaddrinfo ENOTFOUND https-proxy.corp"),
+			txt("a bad portion of the response"),
 			txt("stopped after 3 retries"), txt("the scheme is known")},
 	},
 	"grpc.permission_denied.v1": {
