@@ -170,6 +170,31 @@ var genericRules = []rule{
 // statusRules read the HTTP status: a structured one from Evidence first,
 // else one introduced by a marker in error text (see status.go).
 var statusRules = []rule{
+	// A wrapper that turns any exception into an HTTP error puts a language
+	// runtime's own programming error where the provider's message goes:
+	// litellm raises "RateLimitError: Error code: 429 - {'error': {'message':
+	// \"VertexAIException - 'NoneType' object has no attribute
+	// 'start_chat'\"…" around its own client's AttributeError. CPython words
+	// these "'X' object has no attribute 'y'", "'X' object is not
+	// subscriptable", "'X' object is not callable"; V8 "Cannot read
+	// properties of undefined (reading 'y')". The status is the wrapper's, not
+	// a provider's verdict, and the bug fails again on a replay: unclassified
+	// (as ccswitch.transform_error.v1 reads cc-switch's 422), unless a band
+	// above reads the provider's own words.
+	{id: "wrapper.runtime_exception.v1", band: bandStatus, code: "unknown", class: ClassUnclassified, conf: 0.5,
+		gate:  runtimeExceptionWords,
+		check: "a status is stated",
+		match: func(s *scan) int {
+			if st, _ := s.httpStatus(); st == 0 {
+				return -1
+			}
+			for _, w := range runtimeExceptionWords {
+				if i := strings.Index(s.low, w); i >= 0 {
+					return i
+				}
+			}
+			return -1
+		}},
 	{id: "http.rate_limited.429.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.8, match: statusIs(429, 429)},
 	{id: "http.auth.401.v1", band: bandStatus, code: "auth", class: ClassUserAction, conf: 0.8, match: statusIs(401, 401)},
 	{id: "http.billing.402.v1", band: bandStatus, code: "billing", class: ClassUserAction, conf: 0.8, match: statusIs(402, 402)},
@@ -275,3 +300,8 @@ func overloadedWithWait(low string) int {
 	}
 	return -1
 }
+
+// runtimeExceptionWords: CPython's AttributeError and TypeError texts and
+// V8's property read on undefined or null, as a wrapper passes them on.
+var runtimeExceptionWords = []string{"' object has no attribute '", "' object is not subscriptable",
+	"' object is not callable", "cannot read properties of undefined (reading '", "cannot read properties of null (reading '"}

@@ -656,7 +656,9 @@ var transportLostRules = []rule{
 	{id: "proxy.upstream.v1", band: bandTransport, code: "unavailable", class: ClassTransient, conf: 0.75,
 		any: []string{"upstream connect error", "no healthy upstream", "upstream request timeout"}},
 	// Go's bare EOF on a request: `Post "https://…": EOF` (url.Error since
-	// Go 1.14), `Post https://…: EOF` before it quoted the URL.
+	// Go 1.14), `Post https://…: EOF` before it quoted the URL; also as the
+	// last thing in a quoted log value (log/slog's TextHandler quotes an
+	// error with blanks: err="Post \"https://…\": EOF").
 	{id: "go.eof.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate: []string{`": eof`, ": eof"},
 		match: func(s *scan) int {
@@ -665,7 +667,7 @@ var transportLostRules = []rule{
 				return -1
 			}
 			end := i + len(": eof")
-			if end != len(s.low) && s.low[end] != '\n' && s.low[end] != '\r' {
+			if end != len(s.low) && s.low[end] != '\n' && s.low[end] != '\r' && !goQuotedValueEnd(s.low[end:]) {
 				return -1
 			}
 			if i > 0 && s.low[i-1] == '"' {
@@ -791,7 +793,9 @@ func bareRest(s string, before bool) bool {
 
 // goURLErrorLine: the line ending at i is Go's unquoted url.Error (before Go
 // 1.14, fmt "%s %s: %s"): an HTTP method, a space, then an http(s) URL with
-// no blank before i.
+// no blank before i; or a client's own log of the fetch that names the URL
+// last and then the error ("error fetching http://…/: EOF", redwood's proxy
+// log): the word before ": EOF" is the URL itself.
 func goURLErrorLine(low string, i int) bool {
 	start := strings.LastIndexByte(low[:i], '\n') + 1
 	line := strings.TrimLeft(low[start:i], " \t")
@@ -800,5 +804,16 @@ func goURLErrorLine(low string, i int) bool {
 			return (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) && !strings.ContainsAny(u, " \t")
 		}
 	}
-	return false
+	u := line[strings.LastIndexAny(line, " \t")+1:]
+	return u != line && len(u) > len("https://") && (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://"))
+}
+
+// goQuotedValueEnd: rest opens with the quote that closes a log value and
+// then ends the line (or the text): `…: EOF"` in log/slog or logfmt output.
+func goQuotedValueEnd(rest string) bool {
+	if !strings.HasPrefix(rest, `"`) {
+		return false
+	}
+	rest = strings.TrimLeft(rest[1:], " \t")
+	return rest == "" || rest[0] == '\n' || rest[0] == '\r'
 }

@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -16,7 +17,7 @@ var openaiRules = []rule{
 		match: func(s *scan) int {
 			for _, k := range []string{"reconnecting... ", "reconnecting… ", "re-connecting... "} {
 				i := s.index(k, true)
-				if i < 0 || s.retriesOver(i) {
+				if i < 0 {
 					continue
 				}
 				rest := s.low[i+len(k):]
@@ -24,9 +25,13 @@ var openaiRules = []rule{
 				for j < len(rest) && isDigit(rest[j]) {
 					j++
 				}
-				if j > 0 && j < len(rest) && rest[j] == '/' {
-					return i
+				if j == 0 || j >= len(rest) || rest[j] != '/' {
+					continue
 				}
+				if s.retriesOver(i) && !codexRetriedStreamError(s, i, rest[:j], rest[j+1:]) {
+					continue
+				}
+				return i
 			}
 			return -1
 		},
@@ -424,4 +429,49 @@ func wrapperWait(low string) (int, time.Duration) {
 		return -1, 0
 	}
 	return i, d
+}
+
+// codexRetriedStreamError: the status line at i ("Reconnecting... 1/5")
+// has attempts left and the line under it is the stream error being
+// retried, pasted without the "└ " that marks it as the status's details
+// (detailsEnd): codex-rs retries a stream error until the last attempt and
+// only then ends the turn with it, so under n/m with n < m a plain "stream
+// disconnected before completion: …" or "stream error: …" is still the
+// retry's. A line after it that says final, an exit or a later JSON-RPC
+// error still end the retries; so does a stream error whose own words are a
+// final one (usage limit, credits, a refresh token).
+func codexRetriedStreamError(s *scan, i int, n, m string) bool {
+	if s.ev.ExitStatus != "" || s.ev.HasRPCError && i >= s.rpcEnd {
+		return false
+	}
+	k := 0
+	for k < len(m) && isDigit(m[k]) {
+		k++
+	}
+	nv, err1 := strconv.Atoi(n)
+	mv, err2 := strconv.Atoi(m[:k])
+	if err1 != nil || err2 != nil || nv >= mv {
+		return false
+	}
+	nl := payloadEnd(s.low, i)
+	if nl < 0 {
+		return false
+	}
+	next := s.low[nl+1:]
+	t := strings.TrimLeft(next, " \t")
+	if !strings.HasPrefix(t, "stream disconnected before completion") && !strings.HasPrefix(t, "stream error") {
+		return false
+	}
+	line, after, _ := strings.Cut(t, "\n")
+	for _, w := range finalWords {
+		if w != "stream disconnected" && strings.Contains(line, w) {
+			return false
+		}
+	}
+	for _, w := range []string{"context window", "unauthorized", "forbidden"} {
+		if strings.Contains(line, w) {
+			return false
+		}
+	}
+	return !saysFinal(after)
 }

@@ -113,9 +113,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the other side agreed"), txt("server connected"), txt("the upstream removed this model")},
 	},
 	"go.eof.v1": {
-		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`), txt("Post https://api.openai.com/v1/responses: EOF")},
+		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`), txt("Post https://api.openai.com/v1/responses: EOF"),
+			txt("2016/08/26 03:01:25 error fetching http://example.org/: EOF"),
+			txt(`time=2026-06-01T12:00:00Z level=ERROR msg="upstream failed" err="Post \"https://api.x.ai/v1/chat\": EOF"`)},
 		neg: []Evidence{txt(`"key": eofmarker`), txt("EOF reached while reading config"), txt("read config: EOF"),
-			txt("Post the file at https://example.com and wait: EOF")},
+			txt("Post the file at https://example.com and wait: EOF"), txt("http://example.org/: EOF"),
+			txt("see http:// : EOF"), txt(`msg="read config: EOF"`)},
 	},
 	"node.response_aborted.v1": {
 		pos: []Evidence{txt("Error: aborted\n    at connResetException (node:internal/errors:787:14)\n    at TLSSocket.socketCloseListener (node:_http_client:455:19)")},
@@ -303,8 +306,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"codex.reconnecting.v1": {
 		pos: []Evidence{txt("Reconnecting... 4/5 (21s • esc to interrupt)"), txt("Reconnecting… 1/5"),
-			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error")},
+			txt("◦ Reconnecting... 1/5 (17s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway: Unknown error"),
+			txt("Reconnecting... 1/5 ^\nstream disconnected before completion: idle timeout waiting for SSE"),
+			txt("Reconnecting... 3/5\nstream error: stream disconnected before completion: stream closed before response.completed")},
 		neg: []Evidence{txt("Reconnecting... please wait"), {ExitStatus: "exit status 1", Err: "Reconnecting... 5/5"},
+			txt("Reconnecting... 5/5\nstream disconnected before completion: idle timeout waiting for SSE"),
+			txt("Reconnecting... 2/5\nstream disconnected before completion: idle timeout waiting for SSE\nexceeded retry limit, last status: 429 Too Many Requests"),
+			txt("Reconnecting... 1/5\nstream disconnected before completion: Your input exceeds the context window of this model."),
+			txt("Reconnecting... 1/5\nstream disconnected before completion: Your access token could not be refreshed. Please sign in again."),
 			txt("Reconnecting... 5/5\nexceeded retry limit, last status: 401 Unauthorized, request id: x"),
 			txt("Reconnecting... 5/5\nunexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"}"),
 			txt("Reconnecting... 5/5\nYou've hit your usage limit. Try again at 3:32 PM."),
@@ -788,6 +797,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"python.net.v1": {
 		pos: []Evidence{txt("httpx.ConnectError: [Errno -2] Name or service not known"), txt("requests.exceptions.ReadTimeout: HTTPSConnectionPool: Read timed out.")},
 		neg: []Evidence{txt("the connection was fine")},
+	},
+	"wrapper.runtime_exception.v1": {
+		pos: []Evidence{txt(`Error code: 429 - {'error': {'message': "VertexAIException - 'NoneType' object has no attribute 'start_chat'", 'code': 429}}`),
+			status(500, "TypeError: Cannot read properties of undefined (reading 'content')")},
+		neg: []Evidence{txt("AttributeError: 'NoneType' object has no attribute 'start_chat'"),
+			txt("429 Too Many Requests: the 'bucket' object has no quota left"),
+			status(429, "rate limit exceeded, please slow down")},
 	},
 	"http.rate_limited.429.v1": {
 		pos: []Evidence{txt("exceeded retry limit, last status: 429 Too Many Requests, request id: x"), status(429, "calm"),
