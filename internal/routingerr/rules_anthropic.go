@@ -149,6 +149,12 @@ var anthropicRules = []rule{
 	{id: "anthropic.request_too_large.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.9,
 		any:  []string{`"request_too_large"`, "request too large", "request exceeds the maximum allowed number of bytes"},
 		none: []string{"per min", "(tpm)", "(rpm)"}},
+	// @anthropic-ai/sdk refuses a non-streaming request whose max_tokens
+	// could run past its 10-minute limit, before sending it (1.16.0
+	// client.js: "Streaming is required for operations that may take longer
+	// than 10 minutes. See … for more details"): the request as built.
+	{id: "anthropic.streaming_required.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"streaming is required for operations that may take longer than"}},
 	{id: "claude_code.pdf_invalid.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf file was not valid", "pdf specified was not valid", "could not process pdf"}},
 

@@ -479,6 +479,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("API Error: Please wait a moment and try again.")},
 		neg: []Evidence{txt("Please wait a moment and try again."), txt("API Error: 400 please wait")},
 	},
+	"anthropic.streaming_required.v1": {
+		pos: []Evidence{txt("Error: Streaming is required for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-typescript#long-requests for more details")},
+		neg: []Evidence{txt("streaming is required"), txt("operations that may take longer than 10 minutes are streamed")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
