@@ -75,4 +75,21 @@ var aisdkRules = []rule{
 	{id: "opencode.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
 		gate:  []string{"rate limited"},
 		match: func(s *scan) int { return s.errorText("rate limited") }},
+	// A 4xx reason phrase as the whole message: what opencode
+	// (provider/error.ts: STATUS_CODES[status] for an empty body) and the
+	// AI SDK (APICallError's statusText) pass on when the provider said
+	// nothing more. The status decides, as http.reason_phrase.v1 does for
+	// the 5xx phrases; "Bad Request" and "Not Found" say too little.
+	{id: "http.reason_phrase_unauthorized.v1", band: bandFallback, code: "auth", class: ClassUserAction, conf: 0.55,
+		gate: []string{"unauthorized"}, check: checkErrorText,
+		match: func(s *scan) int { return s.errorText("unauthorized") }},
+	{id: "http.reason_phrase_forbidden.v1", band: bandFallback, code: "permission", class: ClassUserAction, conf: 0.55,
+		gate: []string{"forbidden"}, check: checkErrorText,
+		match: func(s *scan) int { return s.errorText("forbidden") }},
+	{id: "http.reason_phrase_payment.v1", band: bandFallback, code: "billing", class: ClassUserAction, conf: 0.55,
+		gate: []string{"payment required"}, check: checkErrorText,
+		match: func(s *scan) int { return s.errorText("payment required") }},
+	{id: "http.reason_phrase_too_large.v1", band: bandFallback, code: "context_overflow", class: ClassTerminal, conf: 0.55,
+		gate: []string{"request entity too large"}, check: checkErrorText,
+		match: func(s *scan) int { return s.errorText("request entity too large") }},
 }

@@ -107,6 +107,22 @@ func init() {
 			pos: []Evidence{{HTTPStatus: 429, Err: "Quota limit requires a long delay of 3600s."}},
 			neg: []Evidence{txt("quota limit hit. Retrying after 45s."), txt("a long delay of 3s before retry")},
 		},
+		"http.reason_phrase_unauthorized.v1": {
+			pos: []Evidence{txt("AI_APICallError: Unauthorized")},
+			neg: []Evidence{txt("the proxy logged an unauthorized attempt from another host last week and nothing else happened")},
+		},
+		"http.reason_phrase_forbidden.v1": {
+			pos: []Evidence{txt("AI_APICallError: Forbidden")},
+			neg: []Evidence{txt("writing outside the workspace is forbidden by policy, so the tool skipped it and continued")},
+		},
+		"http.reason_phrase_payment.v1": {
+			pos: []Evidence{txt("Payment Required")},
+			neg: []Evidence{txt("the invoice says payment required by friday but the account is in good standing")},
+		},
+		"http.reason_phrase_too_large.v1": {
+			pos: []Evidence{txt("AI_APICallError: Request Entity Too Large")},
+			neg: []Evidence{txt("nginx client_max_body_size avoids request entity too large responses in most setups we run")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
