@@ -465,6 +465,7 @@ var requestUnusableWords = []string{
 	// undici fetch (lib/web/fetch/index.js, request.js) and Bun.
 	"unknown scheme", "typeerror: bad port", "url scheme must be a http(s) scheme", "failed to parse url from", "err_invalid_url",
 	"fetch() url is invalid", "protocol must be http:, https:", "redirect count exceeded",
+	"request cannot be constructed from a url that includes credentials",
 	// node-fetch, axios (follow-redirects).
 	"only absolute urls are supported", "axioserror: unsupported protocol", "err_fr_too_many_redirects",
 	"maximum number of redirects exceeded",
