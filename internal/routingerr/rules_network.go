@@ -96,9 +96,9 @@ var networkRules = []rule{
 		gate:  proxyTunnelForms,
 		match: func(s *scan) int { return proxyTunnelStatus(s.low, true) }},
 	// The alerts of a connection that broke rather than a handshake that was
-	// refused (internal_error, bad_record_mac, record_overflow,
-	// unexpected_message, close_notify mid-record, user_canceled): the next
-	// connection goes through.
+	// refused (internal_error, record_overflow, unexpected_message,
+	// user_canceled, decryption_failed; bad_record_mac is
+	// net.connection_words.v1's): the next connection goes through.
 	{id: "tls.alert_transient.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		gate:  tlsAlertPrefixes,
 		match: func(s *scan) int { return tlsAlert(s.low, false) }},
