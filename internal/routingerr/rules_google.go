@@ -212,6 +212,14 @@ var googleRules = []rule{
 	// CLI gave up waiting, so a replay waits out the same window.
 	{id: "gemini.long_quota_delay.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.8,
 		any: []string{"quota limit requires a long delay"}},
+	// A Code Assist quota metric named without its window ("Quota exceeded
+	// for quota metric 'Gemini 2.5 Pro Requests'", which Gemini CLI's
+	// quotaErrorDetection.ts took for the Pro model's daily quota and
+	// switched to Flash on): the per-minute and per-day ids decide when
+	// the text has them; without either, the side that does not replay.
+	{id: "gemini.quota_metric_unstated.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.6,
+		any:  []string{"quota exceeded for quota metric 'gemini"},
+		none: []string{"per minute", "perminute", "per_minute", "please retry in", "suggested retry after", "retrydelay"}},
 	// Provisioned Throughput spent for this moment ("Too many requests.
 	// Exceeded the Provisioned Throughput.", 429): a rate, not the shared
 	// capacity vertex.resource_exhausted.v1 reads.

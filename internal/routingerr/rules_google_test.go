@@ -123,6 +123,11 @@ func init() {
 			pos: []Evidence{txt("AI_APICallError: Request Entity Too Large")},
 			neg: []Evidence{txt("nginx client_max_body_size avoids request entity too large responses in most setups we run")},
 		},
+		"gemini.quota_metric_unstated.v1": {
+			pos: []Evidence{txt("Quota exceeded for quota metric 'Gemini 2.5 Pro Requests'")},
+			neg: []Evidence{txt("[API Error: Quota exceeded for quota metric 'Gemini 2.5 Pro Requests' and limit 'Gemini 2.5 Pro Requests per minute per user per tier'"),
+				txt("Quota exceeded for quota metric 'Generate Content API requests per minute'")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
