@@ -482,6 +482,9 @@ var requestUnusableWords = []string{
 	"unsupported protocol scheme", "http: no host in request url", "net/url: invalid", "missing port in address",
 	"too many colons in address", "http: server gave http response to https client", "net/http: invalid header field value",
 	"net/http: invalid header field name",
+	// A TLS alert record (0x15 0x03) read as an HTTP response: an http://
+	// URL sent to an HTTPS port (transport.go: malformed HTTP response %q).
+	`malformed http response "\x15\x03`,
 	"invalid header field value for",
 	// httpx / httpcore, requests, urllib3, aiohttp.
 	"unsupportedprotocol", "toomanyredirects", "localprotocolerror", "invalidschema", "missingschema",
