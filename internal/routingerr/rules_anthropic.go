@@ -286,6 +286,11 @@ var anthropicRules = []rule{
 	// itself says to retry.
 	{id: "claude_code.bare_api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.6,
 		any: []string{"api error: please wait a moment and try again"}},
+	// The API's billing_error type ("Billing error" is its default message
+	// in the API reference's shared types), by the type alone where no
+	// status came with it (with one, http.billing.402.v1 decides first).
+	{id: "anthropic.billing_error.v1", band: bandGeneric, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{`"billing_error"`, `'billing_error'`}},
 	{id: "anthropic.api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"type":"api_error"`, `"type": "api_error"`}},
 	{id: "anthropic.invalid_request_error.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,

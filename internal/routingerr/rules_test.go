@@ -483,6 +483,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: Streaming is required for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-typescript#long-requests for more details")},
 		neg: []Evidence{txt("streaming is required"), txt("operations that may take longer than 10 minutes are streamed")},
 	},
+	"anthropic.billing_error.v1": {
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"billing_error","message":"Billing error"}}`)},
+		neg: []Evidence{txt("billing_error_count=0"), txt("billing error page")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
