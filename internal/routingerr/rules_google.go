@@ -128,7 +128,17 @@ var googleRules = []rule{
 	// Cloud Shell default project refused (server.ts).
 	{id: "gemini.setup_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"invalid auth method selected", "unsupported authtype:", "invalid custom base url:",
-			"cloud shell gemini project was denied", "invalid value for gemini_default_auth_type"}},
+			"cloud shell gemini project was denied", "invalid value for gemini_default_auth_type",
+			// What stops the CLI before a turn (FatalConfigError,
+			// FatalSandboxError, FatalUntrustedWorkspaceError): a headless run in
+			// an untrusted folder ("Gemini CLI is not running in a trusted
+			// directory. …"), a feature the admin turned off ("YOLO mode is
+			// disabled by your administrator. …"), the sandbox that cannot start,
+			// settings that do not load ("Please fix the configuration file(s)
+			// and try again.").
+			"not running in a trusted directory", "is disabled by your administrator", "fatalsandboxerror", "fatalconfigerror",
+			"fataluntrustedworkspaceerror", "(from gemini_sandbox)", "failed to determine command for sandbox",
+			"please fix the configuration file(s)"}},
 	// A non-interactive run with no prompt at all (gemini.tsx: "No input
 	// provided via stdin. Input can be provided by piping data into gemini
 	// or using the --prompt option."): the same invocation fails again.
@@ -137,7 +147,10 @@ var googleRules = []rule{
 			// "Error: The --prompt-interactive flag cannot be used when input
 			// is piped from stdin." (and its earlier "is not supported when
 			// piping input from stdin").
-			"flag cannot be used when input is piped", "flag is not supported when piping input"}},
+			"flag cannot be used when input is piped", "flag is not supported when piping input",
+			// A slash command that needs the interactive UI
+			// (nonInteractiveCliCommands.ts).
+			"exiting due to a confirmation prompt", "not supported in non-interactive mode"}},
 	// A settings file that does not load (gemini.tsx: "Error in <path>:
 	// <parse error>\nPlease fix <path> and try again.").
 	{id: "gemini.settings_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
