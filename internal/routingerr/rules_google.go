@@ -307,10 +307,16 @@ var googleRules = []rule{
 	// "3 INVALID_ARGUMENT:".
 	{id: "gemini.invalid_argument.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.75,
 		any: []string{"(status: invalid_argument)", `"status":"invalid_argument"`, `"status": "invalid_argument"`, "3 invalid_argument:",
-			// The API's default INVALID_ARGUMENT message, however it is wrapped.
-			"request contains an invalid argument"}},
+			// The API's default INVALID_ARGUMENT message, however it is wrapped,
+			// and its field validation ("* GenerateContentRequest.tools[0]
+			// .function_declarations[3].parameters.properties[x].items: missing
+			// field.").
+			"request contains an invalid argument", "* generatecontentrequest."}},
 	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
-		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:"}},
+		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:",
+			// The Gemini API's 500 message, bare as Gemini CLI's ACP mode and
+			// its "[API Error: …]" pass it on.
+			"an internal error has occurred. please retry"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable", "14 unavailable:", "deadline_exceeded"}},
 }
