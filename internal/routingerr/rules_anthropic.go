@@ -79,6 +79,24 @@ var anthropicRules = []rule{
 			return c
 		}},
 
+	// Claude Code 2.1.112's fast-mode cooldown notices ("Fast mode
+	// overloaded and is temporarily unavailable · resets in 4m", "Fast limit
+	// reached and temporarily disabled · resets in 12m", then "Fast limit
+	// reset · now using fast mode"): fast mode is switched off and the
+	// session goes on at normal speed, so the "resets in" is no wait for
+	// the turn. A later error line is the turn's end and decides.
+	{id: "claude_code.fast_mode_cooldown.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
+		gate:  fastModeWords,
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i := lastOf(s.low, fastModeWords)
+			if i < 0 || s.retriesOver(i) {
+				return -1
+			}
+			return i
+		},
+		hint: func(_ *scan, c Classification) Classification { return c }},
+
 	// Unified (subscription) limits: the 429 carries the window's reset.
 	{id: "anthropic.unified_rejected.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
 		any: []string{"unified-status: rejected", `unified-status":"rejected"`, `unified-status": "rejected"`}},
@@ -301,6 +319,9 @@ var kw529Overloaded = newKW("529 overloaded")
 
 var windowLimitWords = []string{"hour limit reached", "opus limit reached", "session limit reached", "sonnet limit reached",
 	"extra usage limit reached"}
+
+var fastModeWords = []string{"fast mode overloaded and is temporarily unavailable", "fast limit reached and temporarily disabled",
+	"fast limit reset · now using fast mode"}
 
 // apiRetryWords: the api_retry event as JSON.stringify writes it and as a
 // pretty-printer does.

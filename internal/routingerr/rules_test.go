@@ -487,6 +487,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"type":"error","error":{"type":"billing_error","message":"Billing error"}}`)},
 		neg: []Evidence{txt("billing_error_count=0"), txt("billing error page")},
 	},
+	"claude_code.fast_mode_cooldown.v1": {
+		pos: []Evidence{txt("Fast mode overloaded and is temporarily unavailable · resets in 4m")},
+		neg: []Evidence{txt("Fast limit reached and temporarily disabled · resets in 12m\nAPI Error: Repeated 529 Overloaded errors"),
+			{ExitStatus: "exit status 1", Err: "Fast limit reached and temporarily disabled · resets in 12m"}, txt("fast mode is off")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
