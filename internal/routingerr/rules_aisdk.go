@@ -68,6 +68,13 @@ var aisdkRules = []rule{
 		any: []string{"contentfiltererror"}},
 	{id: "opencode.oauth_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"providerauthoauth"}},
+	// OpenCode Zen's FreeUsageLimitError message on its own ("Free usage
+	// exceeded"); the retry status that wraps it while opencode still
+	// retries adds ", subscribe to Go …" and is read by
+	// opencode.zen_free_limit_retry.v1 first.
+	{id: "opencode.free_usage_exceeded.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.7,
+		gate: []string{"free usage exceeded"}, check: checkErrorText,
+		match: func(s *scan) int { return s.errorText("free usage exceeded") }},
 	// The retry reasons session/retry.ts shows (and a final error can carry):
 	// "Provider is overloaded", "Rate Limited".
 	{id: "opencode.provider_overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.75,

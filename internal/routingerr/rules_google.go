@@ -50,7 +50,10 @@ var googleRules = []rule{
 	// denied on resource project …").
 	{id: "google.project_denied.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"before or it is disabled", "your project has been denied access", "requests from referer",
-			"permission denied on resource"}},
+			"permission denied on resource", "' denied on resource '",
+			// VPC Service Controls ("Request is prohibited by organization's
+			// policy. vpcServiceControlsUniqueIdentifier: …").
+			"prohibited by organization's policy", "vpcservicecontrolsuniqueidentifier"}},
 	{id: "gemini.location_unsupported.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		any: []string{"not available in your country", "user location is not supported"}},
 	{id: "vertex.publisher_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
@@ -242,6 +245,13 @@ var googleRules = []rule{
 	// practice, so a rate limit; raising them is the user's other option.
 	{id: "vertex.quota_exceeded.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
 		all: []string{"resource_exhausted", "quota exceeded for"}},
+	// The same quota message without its status: the metric names the
+	// Vertex service ("Quota exceeded for
+	// aiplatform.googleapis.com/online_prediction_requests_per_base_model
+	// with base model: …"); a per-day metric is read by quota.* first.
+	{id: "vertex.quota_metric.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
+		any:  []string{"quota exceeded for aiplatform.googleapis.com/"},
+		none: []string{"per_day", "perday", "per day"}},
 	// Vertex's shared (dynamic) capacity: "Resource exhausted, please try
 	// again later."
 	{id: "vertex.resource_exhausted.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.8,
@@ -311,12 +321,18 @@ var googleRules = []rule{
 			// and its field validation ("* GenerateContentRequest.tools[0]
 			// .function_declarations[3].parameters.properties[x].items: missing
 			// field.").
-			"request contains an invalid argument", "* generatecontentrequest."}},
+			"request contains an invalid argument", "* generatecontentrequest.",
+			// Google's parse failure for the body ("Invalid JSON payload
+			// received. Unknown name \"foo\" at 'generation_config': Cannot find
+			// field.").
+			"invalid json payload received"}},
 	{id: "gemini.internal.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:",
 			// The Gemini API's 500 message, bare as Gemini CLI's ACP mode and
 			// its "[API Error: …]" pass it on.
 			"an internal error has occurred. please retry"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,
-		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable", "14 unavailable:", "deadline_exceeded"}},
+		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable", "14 unavailable:", "deadline_exceeded",
+			// Google's UNAVAILABLE message without its status.
+			"service temporarily unavailable"}},
 }

@@ -128,6 +128,14 @@ func init() {
 			neg: []Evidence{txt("[API Error: Quota exceeded for quota metric 'Gemini 2.5 Pro Requests' and limit 'Gemini 2.5 Pro Requests per minute per user per tier'"),
 				txt("Quota exceeded for quota metric 'Generate Content API requests per minute'")},
 		},
+		"vertex.quota_metric.v1": {
+			pos: []Evidence{txt("Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model with base model: anthropic-claude-sonnet-4. Please submit a quota increase request.")},
+			neg: []Evidence{txt("Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_day_per_project"), txt("quota for aiplatform.googleapis.com raised")},
+		},
+		"opencode.free_usage_exceeded.v1": {
+			pos: []Evidence{txt("Free usage exceeded")},
+			neg: []Evidence{txt("Free usage exceeded, subscribe to Go https://opencode.ai/go"), txt("the free usage tier was exceeded by many users last month, so the docs now explain the limits in detail")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
