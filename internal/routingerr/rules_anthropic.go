@@ -176,6 +176,17 @@ var anthropicRules = []rule{
 	{id: "claude_code.pdf_invalid.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf file was not valid", "pdf specified was not valid", "could not process pdf"}},
 
+	// The current CLI's usage messages that no wait fixes, as the Agent SDK
+	// lists them (claude-agent-sdk 0.3.334 USAGE_LIMIT_ERROR_PREFIXES: "Your
+	// org is out of usage · contact your admin", "Your seat type doesn't
+	// include usage credits", "Your usage allocation has been disabled by
+	// your admin", "Your group's usage limit is set to $0", "Fable 5
+	// requires usage credits", "Your seat type doesn't include extra
+	// usage"): an admin or the billing has to change. The windows among
+	// those prefixes ("You've hit your …") are the reset rules'.
+	{id: "claude_code.usage_access.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"org is out of usage", "seat type doesn't include", "seat type doesn’t include",
+			"usage allocation has been disabled", "usage limit is set to $0", "requires usage credits"}},
 	{id: "anthropic.credit_balance.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
 		any: []string{"credit balance is too low", "credit balance too low"}},
 	{id: "claude_code.not_logged_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

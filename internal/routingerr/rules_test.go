@@ -492,6 +492,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Fast limit reached and temporarily disabled · resets in 12m\nAPI Error: Repeated 529 Overloaded errors"),
 			{ExitStatus: "exit status 1", Err: "Fast limit reached and temporarily disabled · resets in 12m"}, txt("fast mode is off")},
 	},
+	"claude_code.usage_access.v1": {
+		pos: []Evidence{txt("Your seat type doesn't include usage credits")},
+		neg: []Evidence{txt("your seat type: premium"), txt("usage credits remaining: 12")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
