@@ -97,6 +97,27 @@ var anthropicRules = []rule{
 		},
 		hint: func(_ *scan, c Classification) Classification { return c }},
 
+	// The CLI's usage notices that are no failure, as the Agent SDK 0.3.334
+	// lists them: USAGE_TRANSITION_PREFIXES ("You're now using usage
+	// credits", "Now using your usage allocation", "Now using credits", …)
+	// and USAGE_WARNING_PREFIXES (2.1.112's "You've used 90% of your weekly
+	// limit · resets …", "You're close to your extra usage spending
+	// limit"): the session goes on. A later error line decides.
+	{id: "claude_code.usage_notice.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
+		gate:  usageNoticeWords,
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i := lastOf(s.low, usageNoticeWords)
+			if i < 0 || s.retriesOver(i) {
+				return -1
+			}
+			if strings.HasPrefix(s.low[i:], "you've used ") && !strings.Contains(s.low[i:min(len(s.low), i+40)], "% of your ") {
+				return -1
+			}
+			return i
+		},
+		hint: func(_ *scan, c Classification) Classification { return c }},
+
 	// Unified (subscription) limits: the 429 carries the window's reset.
 	{id: "anthropic.unified_rejected.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
 		any: []string{"unified-status: rejected", `unified-status":"rejected"`, `unified-status": "rejected"`}},
@@ -187,6 +208,10 @@ var anthropicRules = []rule{
 	{id: "claude_code.usage_access.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"org is out of usage", "seat type doesn't include", "seat type doesn’t include",
 			"usage allocation has been disabled", "usage limit is set to $0", "requires usage credits"}},
+	// ORG_POLICY_LIMIT_PREFIXES (claude-agent-sdk 0.3.334): "This service is
+	// disabled for your org": an admin's policy.
+	{id: "claude_code.org_policy.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"this service is disabled for your org"}},
 	{id: "anthropic.credit_balance.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
 		any: []string{"credit balance is too low", "credit balance too low"}},
 	{id: "claude_code.not_logged_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
@@ -330,6 +355,9 @@ var kw529Overloaded = newKW("529 overloaded")
 
 var windowLimitWords = []string{"hour limit reached", "opus limit reached", "session limit reached", "sonnet limit reached",
 	"extra usage limit reached"}
+
+var usageNoticeWords = []string{"now using usage credits", "now using your usage allocation", "now using credits",
+	"you've used ", "you're close to your"}
 
 var fastModeWords = []string{"fast mode overloaded and is temporarily unavailable", "fast limit reached and temporarily disabled",
 	"fast limit reset · now using fast mode"}

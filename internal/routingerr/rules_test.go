@@ -496,6 +496,15 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Your seat type doesn't include usage credits")},
 		neg: []Evidence{txt("your seat type: premium"), txt("usage credits remaining: 12")},
 	},
+	"claude_code.usage_notice.v1": {
+		pos: []Evidence{txt("You've used 90% of your weekly limit · resets Jun 4, 9am (America/New_York)"), txt("Now using usage credits")},
+		neg: []Evidence{txt("You've used an unsupported model"), txt("You're now using usage credits\nAPI Error: Repeated 529 Overloaded errors"),
+			{ExitStatus: "exit status 1", Err: "Now using credits"}},
+	},
+	"claude_code.org_policy.v1": {
+		pos: []Evidence{txt("This service is disabled for your org")},
+		neg: []Evidence{txt("this service is disabled"), txt("enabled for your org")},
+	},
 	"acp.error_kind_auth.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"errorKind":"authentication_failed"}`}},
 		neg: []Evidence{txt(`{"errorKind":"server_error"}`)},
