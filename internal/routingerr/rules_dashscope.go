@@ -20,6 +20,9 @@ func dashscopeCode(codes ...string) []string {
 	return out
 }
 
+var dashscopeBillingMessages = []string{"prepaid bill is overdue", "postpaid bill is overdue", "commodity has not purchased",
+	"free tier of the model has been exhausted", "make sure your account is in good standing"}
+
 var dashscopeRules = []rule{
 	// The account cannot pay: an overdue bill (Arrearage,
 	// PrepaidBillOverdue, PostpaidBillOverdue), a model not bought
@@ -29,15 +32,24 @@ var dashscopeRules = []rule{
 	{id: "dashscope.billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
 		any: dashscopeCode("Arrearage", "PrepaidBillOverdue", "PostpaidBillOverdue", "CommodityNotPurchased",
 			"AllocationQuota.FreeTierOnly")},
+	// The same errors' messages, for a relay that keeps only the message
+	// (opencode, the AI SDK, openai-node's "400 <message>"), as an error's
+	// own text rather than words in prose.
+	{id: "dashscope.billing_message.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
+		gate:  dashscopeBillingMessages,
+		check: checkErrorText,
+		match: func(s *scan) int { return s.errorText(dashscopeBillingMessages...) }},
 	// InvalidApiKey: "Invalid API-key provided." (401).
 	{id: "dashscope.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
-		any: dashscopeCode("InvalidApiKey")},
+		any: append(dashscopeCode("InvalidApiKey"), "invalid api-key provided")},
 	// The throttles, all 429 and all cleared by waiting: Throttling
 	// ("Requests throttling triggered."), Throttling.RateQuota (the RPM),
 	// Throttling.BurstRate (a ramp too steep), Throttling.AllocationQuota
 	// (the TPM allocation).
 	{id: "dashscope.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
-		any: dashscopeCode("Throttling", "Throttling.RateQuota", "Throttling.BurstRate", "Throttling.AllocationQuota")},
+		any: append(dashscopeCode("Throttling", "Throttling.RateQuota", "Throttling.BurstRate", "Throttling.AllocationQuota"),
+			"requests throttling triggered", "request rate increased too quickly",
+			"allocated quota exceeded, please increase your quota limit")},
 	// Qwen Code's own OAuth (packages/core/src/qwen/qwenOAuth2.ts): the
 	// device flow failing ("Device authorization failed: …", "Device token
 	// poll failed: access_denied - …"), the refresh token refused ("Refresh

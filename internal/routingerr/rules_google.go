@@ -333,6 +333,6 @@ var googleRules = []rule{
 			"an internal error has occurred. please retry"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable", "14 unavailable:", "deadline_exceeded",
-			// Google's UNAVAILABLE message without its status.
-			"service temporarily unavailable"}},
+			// Google's UNAVAILABLE messages without their status.
+			"service temporarily unavailable", "the service is currently unavailable"}},
 }

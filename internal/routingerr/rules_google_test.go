@@ -136,6 +136,10 @@ func init() {
 			pos: []Evidence{txt("Free usage exceeded")},
 			neg: []Evidence{txt("Free usage exceeded, subscribe to Go https://opencode.ai/go"), txt("the free usage tier was exceeded by many users last month, so the docs now explain the limits in detail")},
 		},
+		"dashscope.billing_message.v1": {
+			pos: []Evidence{txt("The prepaid bill is overdue.")},
+			neg: []Evidence{txt("if the prepaid bill is overdue the console shows a banner and emails the account owner")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
