@@ -297,7 +297,10 @@ var anthropicRules = []rule{
 	// ended without producing a Message with role=assistant", "request
 	// ended without sending any chunks"): the connection, not the request.
 	{id: "anthropic.stream_incomplete.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
-		any: []string{"stream ended without producing", "request ended without sending any chunks"}},
+		any: []string{"stream ended without producing", "request ended without sending any chunks",
+			// Claude Code 2.1.112 when a stream closes before its first event:
+			// "Stream ended without receiving any events".
+			"stream ended without receiving any events"}},
 	{id: "network.connection_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.9,
 		any: []string{"connection closed mid-response", "closed mid-response"}},
 	{id: "claude_code.request_timed_out.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
