@@ -57,7 +57,11 @@ var googleRules = []rule{
 	{id: "gemini.location_unsupported.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
 		any: []string{"not available in your country", "user location is not supported"}},
 	{id: "vertex.publisher_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
-		any: []string{"not allowed to use publisher model", "is not found for api version"}},
+		any: []string{"not allowed to use publisher model", "is not found for api version",
+			// NOT_FOUND's default message ("Requested entity was not found."),
+			// which Gemini CLI turns into a ModelNotFoundError: the model or
+			// the project it names does not exist for this account.
+			"requested entity was not found"}},
 	// Gemini CLI's sign-in (packages/core/src/code_assist/setup.ts,
 	// oauth2.ts; packages/cli/src/core/auth.ts): until someone signs in no
 	// turn can start, whatever the cause. setup.ts's own errors say what to
