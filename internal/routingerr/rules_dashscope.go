@@ -57,7 +57,12 @@ var dashscopeRules = []rule{
 	// "Qwen OAuth credentials expired. …", "No refresh token available").
 	{id: "qwen.oauth_failed.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"device authorization failed", "device token poll failed", "refresh token expired or invalid",
-			"oauth credentials expired", "no refresh token available"}},
+			"oauth credentials expired", "no refresh token available",
+			// The auth dialog's own endings (i18n/locales/en.js): "Qwen OAuth
+			// authentication timed out. Please try again.", "… cancelled.",
+			// "Authentication timed out. Please try again.", "OpenAI API key is
+			// required to use OpenAI authentication."
+			"authentication timed out", "oauth authentication cancelled", "api key is required to use"}},
 	// A quota that names its own reset (Bailian's token plan: "Your
 	// token-plan 1-week quota has been exhausted. The quota will reset at
 	// 07-27 09:25:00 UTC."; Qwen Code surfaces it as "Quota exhausted: …
