@@ -128,6 +128,36 @@ var genericRules = []rule{
 			return strings.Index(s.low, "error: unknown option '")
 		}},
 
+	// The shell the agent is launched through cannot parse the launch
+	// command (a quote left open in a profile's command line): bash's
+	// "bash: -c: line 1: unexpected EOF while looking for matching `\"'"
+	// and "syntax error near unexpected token", dash's "/bin/sh: 1: Syntax
+	// error: Unterminated quoted string", zsh's "zsh: parse error near".
+	// Only with the shell's prefix before it on the line: the same words
+	// from a tool's own output say nothing about the launch. Starting it
+	// again fails the same way; tried before net.stream_cut.v1, which would
+	// read "unexpected EOF" as a cut stream.
+	{id: "exec.shell_syntax.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		gate:  shellSyntaxWords,
+		check: "no shell prefix (\"bash: \", \"/bin/sh: 1: \", \"-c: line 1: \") before it on its line",
+		match: func(s *scan) int {
+			for _, w := range shellSyntaxWords {
+				for off := 0; ; {
+					i := strings.Index(s.low[off:], w)
+					if i < 0 {
+						break
+					}
+					i += off
+					head := lineWindow(s.low, i, 160, 0)
+					if strings.Contains(head, "sh: ") || strings.Contains(head, "sh:1") || strings.Contains(head, "-c: line ") {
+						return i
+					}
+					off = i + len(w)
+				}
+			}
+			return -1
+		}},
+
 	// orchestratord's own launch failures (lifecycle and orchestrator
 	// wording): the profile, its executable or its directory is wrong.
 	{id: "orchestratord.agent_launch.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.95,
@@ -251,6 +281,14 @@ var gatewayPhrases = []string{"502 bad gateway", "503 service unavailable", "504
 
 // execNotFoundWords: a launcher could not find the program it was asked to
 // start (see exec.not_found.v1).
+// shellSyntaxWords: a POSIX shell could not parse the command it was given
+// (see exec.shell_syntax.v1): bash 5's parse.y messages, dash's (its
+// `Syntax error: "(" unexpected` too), zsh's and fish's.
+var shellSyntaxWords = []string{"unexpected eof while looking for matching", "syntax error near unexpected token",
+	"syntax error: unexpected end of file", "syntax error: unterminated quoted string",
+	"syntax error: end of file unexpected", "syntax error: \"", "parse error near `",
+	"unexpected end of string, quotes are not balanced"}
+
 var execNotFoundWords = []string{"executable file not found", ": command not found", "no such file or directory (cmd)",
 	"program not found", "is not recognized as an internal or external command", "不是内部或外部命令"}
 

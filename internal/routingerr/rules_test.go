@@ -655,6 +655,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"},
 			txt("ENOENT: no such file or directory (cwd): '/gone'")},
 	},
+	"exec.shell_syntax.v1": {
+		pos: []Evidence{txt("WARN  [agent_servers::acp] agent stderr: /usr/bin/bash: -c: line 1: unexpected EOF while looking for matching `\"'"),
+			txt("/bin/sh: 1: Syntax error: Unterminated quoted string"), txt("zsh:1: parse error near `)'"),
+			txt("env: -c: line 1: unexpected EOF while looking for matching `''")},
+		neg: []Evidence{txt("the heredoc died with unexpected EOF while looking for matching `'`; rewrote it with Write"),
+			txt("minishell: syntax error near unexpected token"), txt("stream error: unexpected EOF")},
+	},
 	"exec.bad_arguments.v1": {
 		pos: []Evidence{txt("Error: codex error: exit status 2, stderr: error: unexpected argument 'app-server' found\n\nUsage: codex exec [OPTIONS] [PROMPT] [COMMAND]"),
 			txt("error: unknown option '--experimental-acp'")},
@@ -914,6 +921,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"gemini.unavailable.v1": {
 		pos: []Evidence{txt(`{"error":{"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}`)},
 		neg: []Evidence{txt("unavailable")},
+	},
+	"bedrock.operation_not_allowed.v1": {
+		pos: []Evidence{txt("ValueError: Error raised by bedrock service: An error occurred (ValidationException) when calling the InvokeModel operation: Operation not allowed"),
+			txt("ValidationException: Operation not allowed.")},
+		neg: []Evidence{txt("ValidationException: Operation not allowed while the stack is updating"), txt("Operation not allowed")},
 	},
 	"bedrock.validation.v1": {
 		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: messages.0: field required"),
