@@ -170,7 +170,13 @@ var anthropicRules = []rule{
 			// "`tool_use` ids must be unique", which Claude Code 2.1.112 shows
 			// as "API Error: 400 duplicate tool_use ID in conversation
 			// history." (catalogue claude-code-dup-tool-use-np-2.1.112).
-			"tool_use` ids must be unique", "duplicate tool_use id"}},
+			"tool_use` ids must be unique", "duplicate tool_use id",
+			// The other side of the same check, as Bedrock relays it:
+			// "messages.2: Did not find 1 `tool_result` block(s) at the
+			// beginning of this message. Messages following `tool_use`
+			// blocks must begin with a matching number of `tool_result`
+			// blocks." (catalogue bedrock-tool-result-not-found).
+			"`tool_result` block(s) at the beginning of this message", "messages following `tool_use` blocks must begin"}},
 	{id: "anthropic.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.95,
 		any: []string{"prompt is too long", "input is too long for requested model",
 			// Claude Code 2.1.112 on stop_reason model_context_window_exceeded:

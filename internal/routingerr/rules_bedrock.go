@@ -1,5 +1,7 @@
 package routingerr
 
+import "strings"
+
 // Amazon Bedrock, by exception name (boto3, the AWS SDKs and Claude Code on
 // Bedrock all carry it).
 var bedrockRules = []rule{
@@ -97,6 +99,25 @@ var bedrockRules = []rule{
 	// and try again.", and "The model returned the following errors: …"
 	// around the model's own 400 (a more specific reading of that inner
 	// message, e.g. a prompt too long, comes first).
+	// A ValidationException whose whole message is "Operation not allowed":
+	// Bedrock refusing the account or the model to this caller (model
+	// access not granted, an account not yet enabled), which the
+	// troubleshooting guide files with the access errors, not with a
+	// malformed body. A human must grant access.
+	{id: "bedrock.operation_not_allowed.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.8,
+		gate:  []string{"operation: operation not allowed", "validationexception: operation not allowed"},
+		check: "nothing but the end of the line follows \"Operation not allowed\"",
+		match: func(s *scan) int {
+			for _, w := range []string{"operation: operation not allowed", "validationexception: operation not allowed"} {
+				if i := strings.Index(s.low, w); i >= 0 {
+					if rest := strings.TrimRight(lineFrom(s.low, i+len(w)), " .\"'}"); rest == "" {
+						return i
+					}
+				}
+			}
+			return -1
+		}},
+
 	{id: "bedrock.validation.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
 		any: []string{"validationexception", "malformed input request", "the model returned the following errors",
 			"input fails to satisfy the constraints specified by the service"},

@@ -87,7 +87,11 @@ var openaiRules = []rule{
 	// (Ctrl-C). …"): the turn was stopped under the agent. Without our own
 	// cancel flag nobody can tell who stopped it, so it is not replayed.
 	{id: "codex.turn_aborted.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.5,
-		any: []string{"turn aborted. something went wrong", "interrupted (ctrl-c)"}},
+		any: []string{"turn aborted. something went wrong", "interrupted (ctrl-c)",
+			// The TUI's line for the same abort (codex-rs tui chatwidget
+			// on_interrupted_turn): "■ Conversation interrupted - tell the
+			// model what to do differently. Something went wrong? …".
+			"conversation interrupted - tell the model what to do differently"}},
 
 	// xAI's per-team limits: "Too many tokens for team … and model grok-4.
 	// Your team's rate limit is — Tokens per Minute (actual/limit): …".
