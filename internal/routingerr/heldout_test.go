@@ -250,3 +250,12 @@ func TestHeldoutSeventeenth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 17, "seventeenth held-out set")
 }
+
+// TestHeldoutEighteenth measures testdata/heldout18: 75 real errors in the
+// hidden set's proportions (every emitter), drawn mostly from the named
+// emitters' and their SDKs' trackers after heldout17 had landed, and
+// committed before the classifier saw them (testdata/heldout18/README.md).
+func TestHeldoutEighteenth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 18, "eighteenth held-out set")
+}
