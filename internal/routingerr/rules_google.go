@@ -226,6 +226,14 @@ var googleRules = []rule{
 			}
 			return s.errorText("model is overloaded")
 		}},
+	// Gemini CLI's own verdict in its JSON output ({"error":{"type":
+	// "TerminalQuotaError","message":…}}, stream-json's result event,
+	// errors.ts getErrorType): a quota it will not retry, whatever the
+	// message left it to say. Capacity, credits and a zero limit are
+	// TerminalQuotaErrors too; their words decide.
+	{id: "gemini.terminal_quota_type.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.7,
+		any:  []string{`"type":"terminalquotaerror"`, `"type": "terminalquotaerror"`, "terminalquotaerror:"},
+		none: []string{"capacity", "high demand", "credit", "limit: 0"}},
 	// Gemini CLI's TerminalQuotaError when the stated wait is over its
 	// five-minute ceiling (googleQuotaErrors.ts before the "Suggested retry
 	// after" wording: "Quota limit requires a long delay of 3600s."): the
@@ -240,6 +248,10 @@ var googleRules = []rule{
 	{id: "gemini.quota_metric_unstated.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.6,
 		any:  []string{"quota exceeded for quota metric 'gemini"},
 		none: []string{"per minute", "perminute", "per_minute", "please retry in", "suggested retry after", "retrydelay"}},
+	// Its RetryableQuotaError in the same JSON output: a rate it waited on
+	// and would wait on again.
+	{id: "gemini.retryable_quota_type.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.7,
+		any: []string{`"type":"retryablequotaerror"`, `"type": "retryablequotaerror"`, "retryablequotaerror:"}},
 	// Provisioned Throughput spent for this moment ("Too many requests.
 	// Exceeded the Provisioned Throughput.", 429): a rate, not the shared
 	// capacity vertex.resource_exhausted.v1 reads.

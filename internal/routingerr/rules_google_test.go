@@ -140,6 +140,15 @@ func init() {
 			pos: []Evidence{txt("The prepaid bill is overdue.")},
 			neg: []Evidence{txt("if the prepaid bill is overdue the console shows a banner and emails the account owner")},
 		},
+		"gemini.terminal_quota_type.v1": {
+			pos: []Evidence{txt(`{"session_id":"6b1d","error":{"type":"TerminalQuotaError","message":"[API Error: Quota exceeded. (Status: RESOURCE_EXHAUSTED)]","code":1}}`)},
+			neg: []Evidence{txt(`{"error":{"type":"TerminalQuotaError","message":"No capacity available for model gemini-3-pro-preview on the server"}}`),
+				txt(`{"error":{"type":"RetryableQuotaError","message":"Quota exceeded."}}`)},
+		},
+		"gemini.retryable_quota_type.v1": {
+			pos: []Evidence{txt(`{"type":"result","status":"error","error":{"type":"RetryableQuotaError","message":"[API Error: Quota exceeded. (Status: RESOURCE_EXHAUSTED)]"}}`)},
+			neg: []Evidence{txt(`{"error":{"type":"TerminalQuotaError","message":"Quota exceeded."}}`), txt("retryable quota errors are retried")},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
