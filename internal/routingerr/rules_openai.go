@@ -82,6 +82,17 @@ var openaiRules = []rule{
 			return -1
 		}},
 
+	// Codex could not start on its own configuration (codex-rs tui/src/lib.rs
+	// run_main: "Error loading config.toml: {err}", "Error parsing -c
+	// overrides: {e}", "Error finding codex home: {err}", then exit 1), and
+	// the toml crate's span diagram that {err} often is ("TOML parse error
+	// at line 3, column 9"). Whatever the inner error says (a transport
+	// name, a timeout value, "unexpected eof"), starting Codex again fails
+	// the same way until the file is fixed.
+	{id: "codex.config_load.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"error loading config.toml:", "error parsing -c overrides:", "error finding codex home:",
+			"toml parse error at line"}},
+
 	// codex-rs CodexErr::TurnAborted ("turn aborted. Something went wrong?
 	// Hit `/feedback` …", from a cancelled task) and Interrupted ("interrupted
 	// (Ctrl-C). …"): the turn was stopped under the agent. Without our own

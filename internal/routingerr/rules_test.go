@@ -662,6 +662,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the heredoc died with unexpected EOF while looking for matching `'`; rewrote it with Write"),
 			txt("minishell: syntax error near unexpected token"), txt("stream error: unexpected EOF")},
 	},
+	"codex.config_load.v1": {
+		pos: []Evidence{txt("Error loading config.toml: invalid transport 'streamable-http'"),
+			txt("Error: TOML parse error at line 12, column 1\n   |\n12 | [mcp_servers.x]\n   | ^\nunexpected eof")},
+		neg: []Evidence{txt("loaded config.toml; stream error: unexpected EOF"), txt("Error loading config")},
+	},
 	"exec.bad_arguments.v1": {
 		pos: []Evidence{txt("Error: codex error: exit status 2, stderr: error: unexpected argument 'app-server' found\n\nUsage: codex exec [OPTIONS] [PROMPT] [COMMAND]"),
 			txt("error: unknown option '--experimental-acp'")},
