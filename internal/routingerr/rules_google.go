@@ -8,7 +8,7 @@ var googleRules = []rule{
 	// cancelled.", exit 130; CanceledError "The operation was canceled."):
 	// the user stopped it, nothing to retry or fix.
 	{id: "gemini.cancelled.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.6,
-		any: []string{"fatalcancellationerror", "operation cancelled.", "operation was canceled", "user cancelled the request"},
+		any: []string{"fatalcancellationerror", "operation cancelled.", "operation was canceled", "user cancelled the request", "(status: cancelled)"},
 		// hyper's Canceled for a pooled connection that closed before the
 		// request went out ("operation was canceled: connection was not
 		// ready"): nobody cancelled (catalogue hyper-connection-not-ready).
@@ -346,9 +346,19 @@ var googleRules = []rule{
 		any: []string{`"status":"internal"`, `"status": "internal"`, "13 internal:",
 			// The Gemini API's 500 message, bare as Gemini CLI's ACP mode and
 			// its "[API Error: …]" pass it on.
-			"an internal error has occurred. please retry"}},
+			"an internal error has occurred. please retry",
+			// Gemini CLI's "(Status: X)" suffix (errorParsing.ts) and gRPC's
+			// "2 UNKNOWN:" for the server-side statuses.
+			"(status: internal)", "(status: unknown)", "2 unknown:"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable", "14 unavailable:", "deadline_exceeded",
 			// Google's UNAVAILABLE messages without their status.
-			"service temporarily unavailable", "the service is currently unavailable"}},
+			"service temporarily unavailable", "the service is currently unavailable",
+			// The "(Status: X)" suffix; ABORTED is a concurrency conflict
+			// google.rpc says to retry.
+			"(status: unavailable)", "(status: aborted)", "10 aborted:"}},
+	// NOT_FOUND with nothing more specific: Gemini CLI makes every 404 a
+	// ModelNotFoundError.
+	{id: "gemini.not_found_status.v1", band: bandGeneric, code: "model", class: ClassUserAction, conf: 0.7,
+		any: []string{"(status: not_found)", `"status":"not_found"`, `"status": "not_found"`, "5 not_found:"}},
 }

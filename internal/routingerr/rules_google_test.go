@@ -149,6 +149,10 @@ func init() {
 			pos: []Evidence{txt(`{"type":"result","status":"error","error":{"type":"RetryableQuotaError","message":"[API Error: Quota exceeded. (Status: RESOURCE_EXHAUSTED)]"}}`)},
 			neg: []Evidence{txt(`{"error":{"type":"TerminalQuotaError","message":"Quota exceeded."}}`), txt("retryable quota errors are retried")},
 		},
+		"gemini.not_found_status.v1": {
+			pos: []Evidence{txt("[API Error: Something went wrong. (Status: NOT_FOUND)]")},
+			neg: []Evidence{txt("status: found"), txt(`{"status":"NOT_STARTED"}`)},
+		},
 		"qwen.oauth_failed.v1": {
 			pos: []Evidence{txt("Device token poll failed: expired_token - The device code has expired")},
 			neg: []Evidence{txt("device authorization succeeded"), txt("refresh token saved")},
