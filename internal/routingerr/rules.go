@@ -119,7 +119,7 @@ var (
 )
 
 // maxRules bounds the rule table (ruleSet is a bitset of rule indices).
-const maxRules = 6 * 64
+const maxRules = 8 * 64
 
 type ruleSet [maxRules / 64]uint64
 
