@@ -369,7 +369,11 @@ var sharedRules = []rule{
 			// provider "x". Check credentials and configuration.').
 			"provideriniterror", "failed to initialize provider"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
-		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to"}},
+		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to",
+			// The same refusal said of a key or an account, with no
+			// status beside it: "Your API key does not have permission to
+			// use the specified resource." (Anthropic's permission_error).
+			"does not have permission to use", "do not have permission to use"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
 		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`}},

@@ -61,6 +61,8 @@ var (
 	// context size". A rate or quota word on the line makes it a rate limit.
 	contextNouns = []string{"context length", "context window", "context size", "context limit", "n_ctx",
 		"maximum context", "max context", "configured limit of",
+		// "Prompt tokens too long" (Baidu ModelBuilder's 336007 message).
+		"prompt tokens",
 		// Copilot's "prompt token count of 74490 exceeds the limit of
 		// 72000", whatever wraps the line before "token".
 		"token count of"}
@@ -74,7 +76,10 @@ var (
 	// "[rate_limit_exceeded]", "hit the rate limit".
 	// A per-minute limit by its unit too: "Tokens per minute limit exceeded"
 	// (Cerebras), "request reached organization max RPM: 3" (Moonshot).
-	rateNouns = []string{"rate limit", "ratelimit", "rate_limit", "per minute limit", "minute limit", "max rpm", "max tpm"}
+	// A throughput or concurrency cap by name: "Total API QPS limit
+	// exceeded" (Baidu AppBuilder), "concurrency limit exceeded".
+	rateNouns = []string{"rate limit", "ratelimit", "rate_limit", "per minute limit", "minute limit", "max rpm", "max tpm",
+		"qps limit", "concurrency limit"}
 	rateVerbs = []string{"exceed", "reached", " hit", "hit "}
 	rateStops = []string{"approaching", "x-ratelimit", "per day", "daily", "tpd", "rpd"}
 	// "Too many current requests", "too many pending requests".
@@ -88,6 +93,12 @@ var (
 	fundNouns = []string{"quota", "balance", "credit", "funds", "额度", "余额"}
 	fundVerbs = []string{"insufficient", "not enough", "too low", "不足"}
 	fundStops = []string{"rate limit", "per minute", "per_minute"}
+	// Billing said in words, with no status or type beside it: "There is an
+	// issue with your account's billing." (Anthropic's 402 default), "Billing
+	// hard limit has been reached" (OpenAI's billing_hard_limit_reached),
+	// "Billing error" (Anthropic's billing_error as a wrapper prints it).
+	billingNouns = []string{"billing"}
+	billingVerbs = []string{"issue with", "problem with", "hard limit", "billing error"}
 	// Credits the account has none of, or has used up: "Your newly created
 	// team doesn't have any credits yet", "has either used all available
 	// credits" (xAI). Not for a quota: "used all of your quota" is a window.
@@ -97,7 +108,9 @@ var (
 
 	// Access refused outright: "Access to the chat endpoint is denied"
 	// (xAI), "Access terminated." (Kimi). A temporary block is a rate limit.
-	denyNouns = []string{"access"}
+	// Google's canonical words for a suspended key or project: "Permission
+	// denied: Consumer 'api_key:…' has been suspended."
+	denyNouns = []string{"access", "consumer '"}
 	denyVerbs = []string{"denied", "terminated", "forbidden", "revoked", "suspended"}
 	denyStops = []string{"temporarily", "rate", "too many", "retry", "try again", "token"}
 
@@ -128,7 +141,10 @@ var (
 		// (Warp), "is not available for your account", "… with your
 		// current plan". Not "the model is not allowed to …" (a policy).
 		"not allowed for your", "not allowed for this", "not allowed with your", "not available for your",
-		"not enabled for your"}
+		"not enabled for your",
+		// Retired: "The model `text-davinci-003` has been deprecated"
+		// (OpenAI's model_not_found for a removed model).
+		"has been deprecated"}
 	accessVerbs = []string{"don't have access", "do not have access", "no access", "not allowed to use"}
 	modelStops  = []string{"try again", "later", "temporarily", "currently", "overloaded", "capacity", "busy",
 		"output", "response", "json", "content", "retry", "quota", "rate limit", "context", "parameter"}
@@ -157,6 +173,7 @@ var (
 	fundVerbKWs    = newKWs(fundVerbs)
 	modelVerbKWs   = newKWs(slicesClone(modelVerbs), accessVerbs...)
 	creditVerbKWs  = newKWs(creditVerbs)
+	billingVerbKWs = newKWs(billingVerbs)
 	denyVerbKWs    = newKWs(denyVerbs)
 	paramVerbKWs   = newKWs(paramVerbs)
 	loadVerbKWs    = newKWs(loadVerbs)
@@ -214,7 +231,7 @@ var familyRules = []rule{
 	{id: "local.insufficient_memory.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: memoryWords},
 	{id: "generic.funds_family.v2", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
-		gate: append([]string{"欠费", "请充值"}, fundNouns...),
+		gate: append([]string{"欠费", "请充值", "billing"}, fundNouns...),
 		match: func(s *scan) int {
 			if s.hasAnyKW(fundVerbKWs) {
 				if i := nearWords(s.low, fundNouns, fundVerbs, fundStops, 24, 32); i >= 0 {
@@ -223,6 +240,13 @@ var familyRules = []rule{
 			}
 			if s.hasAnyKW(creditVerbKWs) {
 				if i := nearWords(s.low, creditNouns, creditVerbs, fundStops, 40, 0); i >= 0 {
+					return i
+				}
+			}
+			// Only where no status or error type says it first (those
+			// are http.billing.402.v1's and anthropic.billing_error.v1's).
+			if st, _ := s.httpStatus(); st == 0 && s.hasAnyKW(billingVerbKWs) && !strings.Contains(s.low, "billing_error") {
+				if i := nearWords(s.low, billingNouns, billingVerbs, fundStops, 32, 24); i >= 0 {
 					return i
 				}
 			}

@@ -269,7 +269,22 @@ var statusRules = []rule{
 	{id: "http.too_many_requests_phrase.v1", band: bandFallback, code: "rate_limited", class: ClassTransient, conf: 0.6,
 		gate:  []string{"too many requests"},
 		check: checkErrorText,
-		match: func(s *scan) int { return s.errorText("too many requests") }},
+		match: func(s *scan) int {
+			if i := s.errorText("too many requests"); i >= 0 {
+				return i
+			}
+			// Or with a wait asked for on its line: "Too many requests from
+			// this IP, please try again later." (express-rate-limit's
+			// default message, as claude-relay-service sends it).
+			// A condition described ("if you send too many requests, try
+			// again later") is no failure reported.
+			if i := strings.Index(s.low, "too many requests"); i >= 0 && strings.Contains(lineOf(s.low, i), "try again") {
+				if head := lineWindow(s.low, i, 96, 0); !strings.Contains(head, "if ") && !strings.Contains(head, "when ") {
+					return i
+				}
+			}
+			return -1
+		}},
 	{id: "http.internal_error_text.v1", band: bandStatus, code: "server_error", class: ClassTransient, conf: 0.7,
 		gate:  []string{"500 internal server error"},
 		match: func(s *scan) int { return anyBounded(s.low, "500 internal server error") }},
@@ -331,8 +346,10 @@ func overloadedWithWait(low string) int {
 		if strings.Contains(head, "if ") || strings.Contains(head, "when ") {
 			continue
 		}
+		// "The server is overloaded or not ready yet." (OpenAI's 503 as
+		// openai-python words it) is a state reported as well.
 		if strings.Contains(w, "temporarily") || strings.Contains(l, "try again") || strings.Contains(l, "retry later") ||
-			strings.Contains(l, "please retry") {
+			strings.Contains(l, "please retry") || strings.Contains(l, "not ready yet") {
 			return i + 1
 		}
 	}

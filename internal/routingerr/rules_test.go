@@ -85,8 +85,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv")},
 	},
 	"generic.permission_words.v1": {
-		pos: []Evidence{txt("Your organization must be verified to stream this model.")},
-		neg: []Evidence{txt("organization verified")},
+		pos: []Evidence{txt("Your organization must be verified to stream this model."),
+			txt("This API key does not have permission to use the requested model.")},
+		neg: []Evidence{txt("organization verified"), txt("the tool does not have permission bits set")},
 	},
 	"acp.auth_required_code.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32000, RPCMessage: "This integration does not support using claude.ai subscriptions."}},
@@ -940,11 +941,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.overloaded_text.v2": {
 		pos: []Evidence{txt("Error: upstream overloaded"), txt(`{"error":{"message":"Overloaded"}}`),
-			txt("The service is currently overloaded. Please try again later."), txt("Anthropic's API is temporarily overloaded.")},
+			txt("The service is currently overloaded. Please try again later."), txt("Anthropic's API is temporarily overloaded."),
+			txt("The engine is overloaded or not ready yet.")},
 		neg: []Evidence{txt("I've updated worker.go so that when the queue is overloaded the handler returns HTTP 529 with an `overloaded_error` body."),
 			txt("the server was overloaded yesterday\nError: file not found"),
 			txt("If the server is overloaded, try again later."), txt("I think the engine is currently overloaded, so I waited."),
-			txt("when the API is temporarily overloaded we back off"), txt("the API was temporarily overloaded last night")},
+			txt("when the API is temporarily overloaded we back off"), txt("the API was temporarily overloaded last night"),
+			txt("If the server is overloaded or not ready yet, the probe fails.")},
 	},
 	"google.capacity_short_reset.v1": {
 		pos: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 45s.")},
@@ -956,8 +959,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("set the stream timeout to 30s"), txt("Error: idle timeout reached for the stream")},
 	},
 	"http.too_many_requests_phrase.v1": {
-		pos: []Evidence{txt("Error: Too Many Requests")},
-		neg: []Evidence{txt("we send too many requests to the index when the cache is cold")},
+		pos: []Evidence{txt("Error: Too Many Requests"), txt("Too many requests from this key, please try again in a minute.")},
+		neg: []Evidence{txt("we send too many requests to the index when the cache is cold"),
+			txt("If you send too many requests, try again with a smaller batch.")},
 	},
 	"qwen.free_tier_ended.v1": {
 		pos: []Evidence{txt("Qwen OAuth free tier was discontinued on 2026-04-15. Run /auth to switch to Coding Plan, OpenRouter, Fireworks AI, or another provider.")},
