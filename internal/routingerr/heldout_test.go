@@ -259,3 +259,12 @@ func TestHeldoutEighteenth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 18, "eighteenth held-out set")
 }
+
+// TestHeldoutNineteenth measures testdata/heldout19: 59 real errors from
+// Claude Code, the ACP adapters, Anthropic, Bedrock and Codex (compaction,
+// image/PDF limits, resumed sessions, hooks, OAuth refresh, proxies),
+// committed before the classifier saw them (testdata/heldout19/README.md).
+func TestHeldoutNineteenth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 19, "nineteenth held-out set")
+}
