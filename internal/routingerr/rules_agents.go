@@ -322,7 +322,11 @@ var sharedRules = []rule{
 	{id: "generic.auth_words.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"refresh token", "sign in again", "verify your account", "device code expired",
 			"authorization timeout, please restart", "free tier has been discontinued", "missing api key",
-			"providerautherror", "didn't provide an api key", "must be a member of an organization", "unauthenticated",
+			"providerautherror", "didn't provide an api key",
+			// OpenAI's words for a request with no credential, which it
+			// types invalid_request_error: "Missing bearer or basic
+			// authentication in header".
+			"missing bearer", "missing authentication", "must be a member of an organization", "unauthenticated",
 			"invalid api key", "api key is invalid", "no api key", "api_key environment variable", "invalid authentication",
 			"authentication failed", "authentication_failed", "token has expired", "token expired", "expired token",
 			"token refresh failed", "could not resolve authentication method", "sign-in failed",

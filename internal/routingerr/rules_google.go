@@ -352,7 +352,10 @@ var googleRules = []rule{
 			"(status: internal)", "(status: unknown)", "2 unknown:"}},
 	{id: "gemini.unavailable.v1", band: bandGeneric, code: "unavailable", class: ClassTransient, conf: 0.8,
 		any: []string{`"status":"unavailable"`, `"status": "unavailable"`, "got status: unavailable", "14 unavailable:", "deadline_exceeded",
-			// Google's UNAVAILABLE messages without their status.
+			// Google's UNAVAILABLE messages without their status, and
+			// DEADLINE_EXCEEDED's ("Deadline expired before operation could
+			// complete.", the 504 Gemini CLI prints as [API Error: …]).
+			"deadline expired before operation",
 			"service temporarily unavailable", "the service is currently unavailable",
 			// The "(Status: X)" suffix; ABORTED is a concurrency conflict
 			// google.rpc says to retry.

@@ -69,7 +69,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("max turns: 25"), txt("budget 5 USD")},
 	},
 	"generic.auth_words.v1": {
-		pos: []Evidence{txt("Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again.")},
+		pos: []Evidence{txt("Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again."),
+			txt(`{"error":{"message":"Missing bearer authentication in header","type":"invalid_request_error"}}`)},
 		neg: []Evidence{txt("signed in"), txt("token refreshed")},
 	},
 	"generic.billing_words.v1": {
@@ -925,8 +926,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("internal")},
 	},
 	"gemini.unavailable.v1": {
-		pos: []Evidence{txt(`{"error":{"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}`)},
-		neg: []Evidence{txt("unavailable")},
+		pos: []Evidence{txt(`{"error":{"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}`),
+			txt("Error: Deadline expired before operation could complete.")},
+		neg: []Evidence{txt("unavailable"), txt("the deadline expired yesterday")},
 	},
 	"bedrock.operation_not_allowed.v1": {
 		pos: []Evidence{txt("ValueError: Error raised by bedrock service: An error occurred (ValidationException) when calling the InvokeModel operation: Operation not allowed"),
@@ -995,19 +997,22 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("additional premium requests are enabled")},
 	},
 	"zhipu.billing.v1": {
-		pos: []Evidence{txt(`Error code: 429, with error text {"error":{"code":"1113","message":"Your account is in arrears"}}`)},
+		pos: []Evidence{txt(`Error code: 429, with error text {"error":{"code":"1113","message":"Your account is in arrears"}}`),
+			txt("您的套餐已到期，请续订")},
 		neg: []Evidence{txt(`{"error":{"code":"11130"}}`), txt("error code: 1113 lines")},
 	},
 	"zhipu.rate_limited.v1": {
-		pos: []Evidence{txt("API Error: [1302][您的账户已达到速率限制，请您控制请求频率]"), txt(`{"error":{"code":1303,"message":"x"}}`)},
+		pos: []Evidence{txt("API Error: [1302][您的账户已达到速率限制，请您控制请求频率]"), txt(`{"error":{"code":1303,"message":"x"}}`),
+			txt("Error: 当前并发数过高，请降低并发"), txt("请求频率过高")},
 		neg: []Evidence{txt("[13020]"), txt(`{"code":"1302x"}`)},
 	},
 	"zhipu.overloaded.v1": {
-		pos: []Evidence{txt(`API Error: 429 {"error":{"code":"1305","message":"该 API 已触发流量限制"}}`)},
+		pos: []Evidence{txt(`API Error: 429 {"error":{"code":"1305","message":"该 API 已触发流量限制"}}`),
+			txt("已触发流量限制"), txt("当前访问量过大，请稍后再试")},
 		neg: []Evidence{txt(`{"code":"13050"}`), txt("ray id 1305")},
 	},
 	"zhipu.quota.v1": {
-		pos: []Evidence{txt(`{"error":{"code":"1304","message":"该 API 已达今日调用次数限额"}}`)},
+		pos: []Evidence{txt(`{"error":{"code":"1304","message":"该 API 已达今日调用次数限额"}}`), txt("已达今日调用次数限额")},
 		neg: []Evidence{txt(`{"code":"13080"}`), txt("[1308 items]")},
 	},
 	"zhipu.prompt_too_long.v1": {
@@ -1019,7 +1024,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt(`{"code":"13010"}`), txt(`{"areas":[{"code":"13011"}]}`)},
 	},
 	"zhipu.model_not_in_plan.v1": {
-		pos: []Evidence{txt(`429: {"code":"1311","message":"Your current subscription plan does not yet include access to GLM-5.3-Highspeed"}`)},
+		pos: []Evidence{txt(`429: {"code":"1311","message":"Your current subscription plan does not yet include access to GLM-5.3-Highspeed"}`),
+			txt("Your plan does not include access to GLM-9")},
 		neg: []Evidence{txt(`{"code":"13110"}`), txt("room 1311")},
 	},
 	"zhipu.fair_use.v1": {
@@ -1103,7 +1109,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt(`{"code":"ThrottlingConfig"}`), txt("throttling is configured per key")},
 	},
 	"zhipu.account.v1": {
-		pos: []Evidence{txt(`{"error":{"code":"1112","message":"当前账号已被锁定，请联系平台客服"}}`)},
+		pos: []Evidence{txt(`{"error":{"code":"1112","message":"当前账号已被锁定，请联系平台客服"}}`), txt("您的账户已被锁定"),
+			txt("账户当前处于非活动状态")},
 		neg: []Evidence{txt(`{"error":{"code":"11120"}}`), txt("processed 1112 rows")},
 	},
 	"net.os_errno.v1": {

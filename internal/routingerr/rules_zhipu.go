@@ -20,20 +20,28 @@ var zhipuRules = []rule{
 	// 1113 "您的账户已欠费" / "Insufficient balance or no resource package.
 	// Please recharge."; 1309 the GLM Coding Plan expired.
 	{id: "zhipu.billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
-		any: zhipuCode("1113", "1309")},
+		// And the words without the code (a wrapper that prints only the
+		// message): a package expired, "套餐已到期".
+		any: append(zhipuCode("1113", "1309"), "套餐已到期")},
 	// 1110 the account is inactive, 1111 it does not exist, 1112 it is
 	// locked ("当前账号已被锁定"), 1120 it cannot be accessed: support, not a
 	// retry, must act.
 	{id: "zhipu.account.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
-		any: zhipuCode("1110", "1111", "1112", "1120")},
+		// Without the code: an account locked (账号/账户已被锁定) or
+		// inactive (处于非活动状态).
+		any: append(zhipuCode("1110", "1111", "1112", "1120"), "账号已被锁定", "账户已被锁定", "处于非活动状态")},
 	// 1302 too many concurrent requests, 1303 too frequent; the account's
 	// rate, cleared by waiting.
 	{id: "zhipu.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
-		any: zhipuCode("1302", "1303")},
+		// Without the code: concurrency or frequency too high (并发数过高,
+		// 频率过高), whatever precedes it.
+		any: append(zhipuCode("1302", "1303"), "并发数过高", "频率过高")},
 	// 1305 the API's traffic limit fired, 1312 "该模型当前访问量过大": the
 	// model is busy, not the account.
 	{id: "zhipu.overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
-		any: zhipuCode("1305", "1312")},
+		// Without the code: a traffic limit triggered (触发流量限制), the
+		// model's traffic too high (访问量过大).
+		any: append(zhipuCode("1305", "1312"), "触发流量限制", "访问量过大")},
 	// 1261 "Prompt exceeds max length" (bigmodel.cn: "Prompt 超长"): the
 	// same prompt is refused again.
 	{id: "zhipu.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
@@ -46,7 +54,9 @@ var zhipuRules = []rule{
 	// GLM-5.3-Highspeed" / "当前订阅套餐暂未开放…权限", under a 429 or a 403:
 	// another model or another plan, not a wait.
 	{id: "zhipu.model_not_in_plan.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
-		any: zhipuCode("1311")},
+		// Without the code: the plan does not include the model yet
+		// ("does not yet include access to GLM-…").
+		any: append(zhipuCode("1311"), "plan does not yet include access to", "plan does not include access to")},
 	// 1313 "Your account's current usage pattern does not comply with the
 	// Fair Usage Policy, and your request frequency has been limited … To
 	// restore access, please submit a request.": a human must ask.
@@ -55,5 +65,6 @@ var zhipuRules = []rule{
 	// 1304 the API's daily call limit, 1308 "Usage limit reached for 5
 	// hour. Your limit will reset at …", 1310 the weekly / monthly limit.
 	{id: "zhipu.quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		any: zhipuCode("1304", "1308", "1310")},
+		// Without the code: today's call limit reached (已达今日…限额).
+		any: append(zhipuCode("1304", "1308", "1310"), "已达今日")},
 }
