@@ -270,7 +270,12 @@ var sharedRules = []rule{
 	// Content policy refusals: the same prompt is refused again.
 	{id: "generic.content_policy.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"violate our usage policy", "invalid_prompt", "flagged as potentially violating", "content_filter",
-			"content management policy", "data_inspection_failed", "inappropriate content"}},
+			"content management policy", "data_inspection_failed", "inappropriate content",
+			// Said without a code: "Your request was rejected as a result of
+			// our safety system." (OpenAI), "System detected potentially
+			// unsafe or sensitive content in input or generation." (Zhipu
+			// 1301's message).
+			"as a result of our safety system", "unsafe or sensitive content"}},
 	{id: "generic.context_overflow.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",
 			"input is too long", "maximum output length", "reduce the length of the messages", "greater than the context length", "messageoutputlengtherror", "context window of this model",
@@ -377,7 +382,12 @@ var sharedRules = []rule{
 			// The same refusal said of a key or an account, with no
 			// status beside it: "Your API key does not have permission to
 			// use the specified resource." (Anthropic's permission_error).
-			"does not have permission to use", "do not have permission to use"}},
+			"does not have permission to use", "do not have permission to use",
+			// Code Assist's seat check without its 403: "You must be a named
+			// user on your organization's … subscription to use this
+			// service. Please contact your administrator to request an
+			// entitlement".
+			"must be a named user on your organization", "to request an entitlement"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
 		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`}},

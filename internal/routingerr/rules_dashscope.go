@@ -38,7 +38,19 @@ var dashscopeRules = []rule{
 	{id: "dashscope.billing_message.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
 		gate:  dashscopeBillingMessages,
 		check: checkErrorText,
-		match: func(s *scan) int { return s.errorText(dashscopeBillingMessages...) }},
+		match: func(s *scan) int {
+			if i := s.errorText(dashscopeBillingMessages...); i >= 0 {
+				return i
+			}
+			// FreeTierOnly's message goes on to say what to do, so it is no
+			// prose about a free tier: "… has been exhausted. If you wish to
+			// continue access the model on a paid basis, please disable …".
+			if i := strings.Index(s.low, "free tier of the model has been exhausted"); i >= 0 &&
+				strings.Contains(lineOf(s.low, i), "on a paid basis") {
+				return i
+			}
+			return -1
+		}},
 	// InvalidApiKey: "Invalid API-key provided." (401).
 	{id: "dashscope.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: append(dashscopeCode("InvalidApiKey"), "invalid api-key provided")},

@@ -290,7 +290,9 @@ var statusRules = []rule{
 		match: func(s *scan) int { return anyBounded(s.low, "500 internal server error") }},
 }
 
-var reasonPhrases = []string{"bad gateway", "service unavailable", "gateway timeout", "currently unavailable"}
+// "request timeout" is 408's reason phrase (the Anthropic SDK's
+// APIConnectionTimeoutError for a 408 without a body).
+var reasonPhrases = []string{"bad gateway", "service unavailable", "gateway timeout", "currently unavailable", "request timeout"}
 
 var gatewayPhrases = []string{"502 bad gateway", "503 service unavailable", "504 gateway timeout", "504 gateway time-out"}
 

@@ -137,7 +137,8 @@ func init() {
 			neg: []Evidence{txt("Free usage exceeded, subscribe to Go https://opencode.ai/go"), txt("the free usage tier was exceeded by many users last month, so the docs now explain the limits in detail")},
 		},
 		"dashscope.billing_message.v1": {
-			pos: []Evidence{txt("The prepaid bill is overdue.")},
+			pos: []Evidence{txt("The prepaid bill is overdue."),
+				txt("The free tier of the model has been exhausted. If you wish to continue access the model on a paid basis, disable the free-tier-only mode.")},
 			neg: []Evidence{txt("if the prepaid bill is overdue the console shows a banner and emails the account owner")},
 		},
 		"gemini.terminal_quota_type.v1": {

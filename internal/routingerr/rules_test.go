@@ -49,7 +49,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("resource exhaustion tests")},
 	},
 	"generic.content_policy.v1": {
-		pos: []Evidence{txt("Invalid prompt: your prompt was flagged as potentially violating our usage policy.")},
+		pos: []Evidence{txt("Invalid prompt: your prompt was flagged as potentially violating our usage policy."),
+			txt("The request was rejected as a result of our safety system."), txt("Detected unsafe or sensitive content in the input.")},
 		neg: []Evidence{txt("content filter settings"), txt("usage policy page")},
 	},
 	"generic.context_overflow.v1": {
@@ -87,6 +88,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.permission_words.v1": {
 		pos: []Evidence{txt("Your organization must be verified to stream this model."),
+			txt("You must be a named user on your organization's Standard edition subscription to use this service."),
 			txt("This API key does not have permission to use the requested model.")},
 		neg: []Evidence{txt("organization verified"), txt("the tool does not have permission bits set")},
 	},
@@ -182,8 +184,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("session ended cleanly? no")},
 	},
 	"http.reason_phrase.v1": {
-		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error: Bad Gateway"}},
-		neg: []Evidence{txt("we configured a bad gateway in the docs")},
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error: Bad Gateway"}, txt("Error: Request Timeout")},
+		neg: []Evidence{txt("we configured a bad gateway in the docs"), txt("set the request timeout to 30s in the config")},
 	},
 	"codex.error_info.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"codex_error_info":"response_stream_disconnected"}`},
