@@ -268,3 +268,12 @@ func TestHeldoutNineteenth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 19, "nineteenth held-out set")
 }
+
+// TestHeldoutTwentieth measures testdata/heldout20: 63 real Gemini CLI,
+// OpenAI and Google/Vertex bodies, and Go/Node/Bun transport errors, drawn
+// from threads no earlier set used after heldout18 had landed, and committed
+// before the classifier saw them (testdata/heldout20/README.md).
+func TestHeldoutTwentieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 20, "twentieth held-out set")
+}

@@ -195,6 +195,24 @@ var quotaRules = []rule{
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
+	// A QuotaFailure whose violations name a per-day quota id beside
+	// per-minute ones ('GenerateRequestsPerMinutePerProjectPerModel-FreeTier'
+	// and 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' in one list):
+	// Gemini CLI's classifyGoogleError walks every violation and makes any
+	// id with PerDay a TerminalQuotaError before it reads per-minute ids or
+	// RetryInfo. The day's allowance is spent; a minute's wait does not
+	// restore it. The id form only (compact "perday" after the quotaId
+	// field), so prose that says "per minute" and "per day" stays with the
+	// rules around this one. A stated retryDelay is kept as the hint.
+	{id: "google.per_day_violation.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		gate: []string{"quotaid"}, any: []string{"perdayper", "permodelperday", "requestsperday", "tokensperday"},
+		none: []string{"model_capacity_exhausted"},
+		hint: func(s *scan, c Classification) Classification {
+			if _, d, ok := googleStatedDelay(s.low); ok {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
 	// A Google quota whose own retry hint ("Please retry in 3600s.",
 	// RetryInfo's retryDelay, Gemini CLI's "Suggested retry after …") is
 	// longer than a rate window and names no per-minute quota: Gemini CLI

@@ -202,6 +202,11 @@ func init() {
 			pos: []Evidence{txt("Idle timeout: no data received from provider")},
 			neg: []Evidence{txt("data received from provider in 120ms"), txt("idle timeout set to 300s")},
 		},
+		"google.per_day_violation.v1": {
+			pos: []Evidence{txt(`429 RESOURCE_EXHAUSTED. {'details': [{'violations': [{'quotaId': 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier'}, {'quotaId': 'GenerateRequestsPerDayPerProjectPerModel-FreeTier'}]}]}`)},
+			neg: []Evidence{txt(`'quotaId': 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier'`), txt("quotaId requests per day and per minute"),
+				txt(`"quotaId": "GenerateRequestsPerDayPerProjectPerModel", "reason": "MODEL_CAPACITY_EXHAUSTED"`)},
+		},
 		"os.no_space.v1": {
 			pos: []Evidence{txt("Error executing tool write_file: No space left on device. Free up some disk space and try again.")},
 			neg: []Evidence{txt("space left on device: 12 GB"), txt("no spaces allowed in file names")},
