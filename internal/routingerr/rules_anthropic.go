@@ -221,7 +221,11 @@ var anthropicRules = []rule{
 	{id: "anthropic.credit_balance.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
 		any: []string{"credit balance is too low", "credit balance too low"}},
 	{id: "claude_code.not_logged_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
-		any: []string{"not logged in", "run /login", "oauth token revoked", "oauth token has expired", "invalid api key · "}},
+		any: []string{"not logged in", "run /login", "oauth token revoked", "oauth token has expired", "invalid api key · ",
+			// Native builds in print mode when the refresh token is spent too:
+			// "Error: Failed to authenticate: OAuth session expired and could
+			// not be refreshed" (issue 281 of opencode-claude-auth, 2.1.263).
+			"oauth session expired and could not be refreshed"}},
 	// A Claude subscription's OAuth token sent by a client the API does not
 	// take for Claude Code ("This credential is only authorized for use with
 	// Claude Code and cannot be used for other API requests."): a 400 by

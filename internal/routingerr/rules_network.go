@@ -748,7 +748,12 @@ var transportLostRules = []rule{
 			"code = unavailable desc", "statuscode.unavailable", "timeouterror: timed out", "asyncio.exceptions.timeouterror",
 			// node-fetch's own timeout; https-proxy-agent's proxy that hung
 			// up before answering the CONNECT.
-			"network timeout at: ", "proxy connection ended before receiving connect response"}},
+			"network timeout at: ", "proxy connection ended before receiving connect response",
+			// A Codex client's Responses WebSocket that is gone before or
+			// while it sends: oh-my-pi's "Codex websocket transport error:
+			// websocket connection is unavailable" and "… websocket closed
+			// before open" (its SSE fallback is a retry of the same request).
+			"websocket transport error", "websocket connection is unavailable", "websocket closed before open"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}
