@@ -29,7 +29,13 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// OpenHands' tenacity before_sleep log (openhands/llm/retry_mixin.py):
 	// "<error>. Attempt #2 | You can customize retry values in the
 	// configuration." — logged before the next attempt.
-	"you can customize retry values in the configuration"}
+	"you can customize retry values in the configuration",
+	// Gemini CLI's loading line while it retries, in its low error
+	// verbosity: useLoadingIndicator's retryPhrase shows "This is taking a
+	// bit longer, we're still on it." where full verbosity shows "Trying to
+	// reach <model> (Attempt N/M)". The apostrophe is left out so a curly
+	// one in a paste still matches.
+	"this is taking a bit longer, we"}
 
 var kwDailyQuota = newKW("reached your daily")
 

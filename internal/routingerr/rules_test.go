@@ -13,11 +13,12 @@ func status(code int, s string) Evidence { return Evidence{HTTPStatus: code, Err
 // (negatives, checked against the rule alone).
 var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"agent.own_retry.v1": {
-		pos: []Evidence{txt("Attempt 2 failed with status 429. Retrying with backoff...")},
+		pos: []Evidence{txt("Attempt 2 failed with status 429. Retrying with backoff..."),
+			txt("⠋ This is taking a bit longer, we’re still on it. (esc to cancel, 2m 13s)")},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Attempt 1 failed. Retrying with backoff...\nError: quota exhausted"),
 			{HasRPCError: true, RPCCode: 429, RPCMessage: "You have exhausted your daily quota on this model.", StderrTail: "Attempt 1 failed with status 429. Retrying with backoff..."},
-			txt("Trying to reach the office")},
+			txt("Trying to reach the office"), txt("this is taking a bit longer than the last build")},
 	},
 	"google.quota_limit_zero.v1": {
 		pos: []Evidence{status(429, "Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-2.5-pro")},
