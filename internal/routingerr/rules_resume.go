@@ -26,11 +26,14 @@ var resumeRules = []rule{
 	// Codex: "no rollout found for thread id …" (thread/resume, -32600),
 	// "… for conversation id", "No rollout found for attached thread", and a
 	// saved rollout it cannot read: "failed to load thread history …"
+	// and "failed to read thread: thread-store internal error: …", "error
+	// resuming thread: … failed to resume local thread recorder: …"
 	// (@openai/codex 0.171.0 strings).
 	{id: "session.resume_missing.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.8,
 		any: []string{"no conversation found with session id", "no conversation found to continue",
 			"no rollout found for thread id", "no rollout found for conversation id", "no rollout found for attached thread",
-			"failed to load thread history"}},
+			"failed to load thread history", "failed to read thread: thread-store internal error",
+			"failed to resume local thread recorder"}},
 	// Claude Code refusing its own session flags before any request:
 	// "Error: --session-id can only be used with --continue or --resume if
 	// --fork-session is also specified.", "Error: Invalid session ID. Must
@@ -39,4 +42,8 @@ var resumeRules = []rule{
 	{id: "claude_code.session_flags.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"can only be used with --continue or --resume", "invalid session id. must be a valid uuid",
 			"requires a valid session id when used with --print"}},
+	// "Error: Session ID <uuid> is already in use." (2.1.112 cli.js): a
+	// --session-id another session holds; the same flags fail again.
+	{id: "claude_code.session_in_use.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		all: []string{"session id ", "is already in use"}},
 }

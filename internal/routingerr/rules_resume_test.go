@@ -24,6 +24,11 @@ func init() {
 			neg: []Evidence{txt("--session-id 550e8400-e29b-41d4-a716-446655440000"), txt("use --continue or --resume to pick up a session"),
 				txt("Invalid API key · Please run /login")},
 		},
+		"claude_code.session_in_use.v1": {
+			pos: []Evidence{txt("Error: Session ID 550e8400-e29b-41d4-a716-446655440000 is already in use.")},
+			neg: []Evidence{txt("OAuth callback port 54545 is already in use — another process may be holding it."),
+				txt("session id 550e8400 resumed")},
+		},
 	} {
 		ruleFixtures[id] = f
 	}
