@@ -378,6 +378,11 @@ var sharedRules = []rule{
 		all: []string{"oauth free tier", "discontinued"}},
 	{id: "generic.billing_words.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"account is not active", "account_deactivated", "upgrade to plus", "with your chatgpt plan",
+			// A subscription or plan that ran out, in any wording of it
+			// ("Your subscription has expired", "GLM Coding Plan expired"):
+			// renewing it is the fix.
+			"subscription has expired", "subscription is expired", "subscription expired", "plan has expired",
+			"plan is expired", "plan expired",
 			// one-api / new-api relays: the relay token's own quota is spent
 			// ("该令牌额度已用尽", TokenStatusExhausted; catalogue relays.jsonl).
 			"该令牌额度已用尽", "tokenstatusexhausted",
@@ -388,7 +393,10 @@ var sharedRules = []rule{
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"not available with the claude pro plan", "model identifier is invalid", "model not found",
 			"don't have access to the model with the specified model id", "providermodelnotfounderror",
-			"is not available in region", "no allowed providers are available for the selected model", "模型不存在"},
+			"is not available in region", "no allowed providers are available for the selected model", "模型不存在",
+			// The model named wrongly, as gateways and local servers say it
+			// ("Unknown model: x", "Invalid model name").
+			"unknown model", "invalid model:", "invalid model name", "invalid model id", "invalid model specified"},
 		none: []string{"accessdeniedexception"}},
 	{id: "generic.config_words.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",
@@ -406,7 +414,7 @@ var sharedRules = []rule{
 			// The same refusal said of a key or an account, with no
 			// status beside it: "Your API key does not have permission to
 			// use the specified resource." (Anthropic's permission_error).
-			"does not have permission to use", "do not have permission to use",
+			"does not have permission to use", "do not have permission to use", "not have permission to access",
 			// Code Assist's seat check without its 403: "You must be a named
 			// user on your organization's … subscription to use this
 			// service. Please contact your administrator to request an

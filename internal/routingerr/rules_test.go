@@ -76,11 +76,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("signed in"), txt("token refreshed")},
 	},
 	"generic.billing_words.v1": {
-		pos: []Evidence{txt("Your account is not active, please check your billing details on our website.")},
+		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
+			txt("Your subscription has expired. Renew it to continue."), txt("Error: your Pro plan has expired")},
 		neg: []Evidence{txt("account active"), txt("plus sign")},
 	},
 	"generic.model_words.v1": {
-		pos: []Evidence{txt("The provided model identifier is invalid.")},
+		pos: []Evidence{txt("The provided model identifier is invalid."), txt("Unknown model: claude-opus-9"), txt("Error: invalid model name 'gpt-9'")},
 		neg: []Evidence{txt("model found"), txt("AccessDeniedException: You don't have access to the model with the specified model ID.")},
 	},
 	"generic.config_words.v1": {
@@ -90,7 +91,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.permission_words.v1": {
 		pos: []Evidence{txt("Your organization must be verified to stream this model."),
 			txt("You must be a named user on your organization's Standard edition subscription to use this service."),
-			txt("This API key does not have permission to use the requested model.")},
+			txt("This API key does not have permission to use the requested model."),
+			txt("You do not have permission to access this resource.")},
 		neg: []Evidence{txt("organization verified"), txt("the tool does not have permission bits set")},
 	},
 	"acp.auth_required_code.v1": {
@@ -298,15 +300,17 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("qps request limit is 10"), txt("rate_limit settings: total qps 20")},
 	},
 	"baidu.daily_quota.v1": {
-		pos: []Evidence{txt(`{"code":"QUOTA_USER_DAILY_REQUEST","message":"Daily request quota per user for AI Search exceeded"}`)},
+		pos: []Evidence{txt(`{"code":"QUOTA_USER_DAILY_REQUEST","message":"Daily request quota per user for AI Search exceeded"}`),
+			txt("Daily request quota per user for Web Search exceeded")},
 		neg: []Evidence{txt("quota_user_monthly"), txt("user daily request")},
 	},
 	"baidu.free_quota_used.v1": {
-		pos: []Evidence{status(429, `{"code":"QUOTA_USER_DAILY_FREE","message":"Daily free quota per user for AI Search exceeded"}`)},
+		pos: []Evidence{status(429, `{"code":"QUOTA_USER_DAILY_FREE","message":"Daily free quota per user for AI Search exceeded"}`),
+			txt("Daily free quota per user for Web Search exceeded")},
 		neg: []Evidence{txt("quota_user_daily"), txt("free quota remaining: 100")},
 	},
 	"baidu.input_too_long.v1": {
-		pos: []Evidence{txt(`{"error":{"code":"tokens_too_long","message":"Prompt tokens too long"}}`)},
+		pos: []Evidence{txt(`{"error":{"code":"tokens_too_long","message":"Prompt tokens too long"}}`), txt("Error: the max input characters is 20000")},
 		neg: []Evidence{txt("tokens_too_long_threshold = 5"), txt("characters too long for the label")},
 	},
 	"codex.reconnecting.v1": {
