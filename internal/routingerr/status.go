@@ -35,6 +35,10 @@ var statusMarkers = []string{
 	// Error: …"), aiohttp's "ClientResponseError: 429, message=…",
 	// google-genai's "ClientError: 429 RESOURCE_EXHAUSTED. {…}".
 	"error '", "httperror: ", "clientresponseerror: ", "clienterror: ", "servererror: ",
+	// GitHub Copilot's CAPI client error ("Execution failed: CAPIError: 400
+	// Tool name is required for Gemini requests (Request ID: …)"): the
+	// status, then the upstream's message.
+	"capierror: ",
 	// google-api-core's exceptions print "<code> <message>" after their
 	// class ("google.api_core.exceptions.PermissionDenied: 403 Your API key
 	// was reported as leaked…"; exceptions.py GoogleAPICallError.__str__).
