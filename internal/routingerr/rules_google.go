@@ -309,9 +309,22 @@ var googleRules = []rule{
 	// to safety settings (SAFETY) …", RECITATION, OTHER, and the
 	// non-interactive mode's "The model response was blocked due to safety
 	// settings." / "… recitation/copyright filters." / "… other policy
-	// settings.": the same prompt is blocked again.
+	// settings.": the same prompt is blocked again. The interactive UI's
+	// notices for the same finish reasons (useGeminiStream's
+	// finishReasonMessages: "Response stopped due to safety reasons.",
+	// "… recitation policy.", "… unsupported language.", "… forbidden
+	// terms.", "… prohibited content.", "… sensitive personally identifiable
+	// information.", "… image safety violations.", "… image prohibited
+	// content.", "… image recitation policy."; not its malformed or
+	// unexpected tool call, whose replay may well pass), and
+	// generative-ai-go's BlockedError ("blocked: candidate:
+	// FinishReasonSafety", "blocked: prompt: BlockReasonSafety").
 	{id: "gemini.response_blocked.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
-		any:  []string{"model stream ended due to", "model response was blocked due to"},
+		any: []string{"model stream ended due to", "model response was blocked due to",
+			"response stopped due to safety", "response stopped due to recitation", "response stopped due to unsupported language",
+			"response stopped due to forbidden terms", "response stopped due to prohibited content", "response stopped due to sensitive personally",
+			"response stopped due to image safety", "response stopped due to image prohibited", "response stopped due to image recitation",
+			"blocked: candidate: finishreason", "blocked: prompt: blockreason"},
 		none: []string{"(max_tokens)"}},
 	// Vertex's and the Gemini API's words for a request too big for the
 	// model: "Unable to submit request because the input token count is

@@ -11,8 +11,8 @@ func init() {
 			neg: []Evidence{txt("Operation cancelling is not supported"), txt("the cancelled operations list is empty")},
 		},
 		"gemini.response_blocked.v1": {
-			pos: []Evidence{txt("[ERROR] The model response was blocked due to safety settings.")},
-			neg: []Evidence{txt("Model stream ended due to token limit exhaustion (MAX_TOKENS) with empty response text."),
+			pos: []Evidence{txt("⚠️  Response stopped due to prohibited content."), txt("blocked: candidate: FinishReasonSafety"), txt("[ERROR] The model response was blocked due to safety settings.")},
+			neg: []Evidence{txt("Response stopped due to malformed function call."), txt("safety reasons aside, the response stopped"), txt("Model stream ended due to token limit exhaustion (MAX_TOKENS) with empty response text."),
 				txt("safety settings updated")},
 		},
 		"gemini.output_token_limit.v1": {
