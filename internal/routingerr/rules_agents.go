@@ -356,7 +356,10 @@ var sharedRules = []rule{
 			// types invalid_request_error: "Missing bearer or basic
 			// authentication in header".
 			"missing bearer", "missing authentication", "must be a member of an organization", "unauthenticated",
-			"invalid api key", "api key is invalid", "no api key", "api_key environment variable", "invalid authentication",
+			"invalid api key", "api key is invalid", "no api key",
+			// A key refused in other words: "The API key you provided is
+			// invalid.", "Your API key has been revoked."
+			"key you provided is invalid", "api key has been revoked", "api key was revoked", "api_key environment variable", "invalid authentication",
 			"authentication failed", "authentication_failed", "token has expired", "token expired", "expired token",
 			"token refresh failed", "could not resolve authentication method", "sign-in failed",
 			// one-api / new-api relays' token checks: "该令牌已过期" (expired),
@@ -383,6 +386,9 @@ var sharedRules = []rule{
 			// renewing it is the fix.
 			"subscription has expired", "subscription is expired", "subscription expired", "plan has expired",
 			"plan is expired", "plan expired",
+			// A trial over. ("Add a payment method" is no verdict: OpenAI's
+			// rate-limit message says it to raise a per-minute limit.)
+			"trial has ended", "trial has expired", "trial expired",
 			// one-api / new-api relays: the relay token's own quota is spent
 			// ("该令牌额度已用尽", TokenStatusExhausted; catalogue relays.jsonl).
 			"该令牌额度已用尽", "tokenstatusexhausted",
@@ -422,7 +428,11 @@ var sharedRules = []rule{
 			"must be a named user on your organization", "to request an entitlement"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
-		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`}},
+		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`,
+			// 503's standard body without its status ("The server is
+			// temporarily unable to service your request due to maintenance
+			// downtime or capacity problems. Please try again later.").
+			"temporarily unable to service your request"}},
 	// OpenRouter relays an upstream failure after the stream began as a
 	// mid-stream error event (openrouter.ai/docs/api-reference/errors,
 	// "Errors during streaming"); its status is OpenRouter's (502), the

@@ -98,7 +98,15 @@ var (
 	// hard limit has been reached" (OpenAI's billing_hard_limit_reached),
 	// "Billing error" (Anthropic's billing_error as a wrapper prints it).
 	billingNouns = []string{"billing"}
-	billingVerbs = []string{"issue with", "problem with", "hard limit", "billing error"}
+	// A billing account that cannot pay: "Billing account not active",
+	// "billing is disabled" (Google's own words are google.billing_disabled.v1's).
+	billingVerbs = []string{"issue with", "problem with", "hard limit", "billing error", "not active", "disabled"}
+	// A spending cap the account set, reached: "You have reached your
+	// spend limit", "Monthly spending limit exceeded", "Credit limit
+	// exceeded". One that says when access returns is a window (reset).
+	spendNouns = []string{"spending limit", "spend limit", "credit limit"}
+	spendVerbs = []string{"reached", "exceeded", " hit"}
+	spendStops = []string{"reset", "regain", "try again", "approaching"}
 	// Credits the account has none of, or has used up: "Your newly created
 	// team doesn't have any credits yet", "has either used all available
 	// credits" (xAI). Not for a quota: "used all of your quota" is a window.
@@ -110,8 +118,10 @@ var (
 	// (xAI), "Access terminated." (Kimi). A temporary block is a rate limit.
 	// Google's canonical words for a suspended key or project: "Permission
 	// denied: Consumer 'api_key:…' has been suspended."
-	denyNouns = []string{"access", "consumer '"}
-	denyVerbs = []string{"denied", "terminated", "forbidden", "revoked", "suspended"}
+	// An account shut off: "Your account has been suspended", "… has been
+	// disabled", "This account has been deactivated".
+	denyNouns = []string{"access", "consumer '", "account has been", "account is"}
+	denyVerbs = []string{"denied", "terminated", "forbidden", "revoked", "suspended", "disabled", "deactivated", "banned"}
 	denyStops = []string{"temporarily", "rate", "too many", "retry", "try again", "token"}
 
 	// A request parameter out of the model's range: "max_tokens must be
@@ -145,8 +155,10 @@ var (
 		// Retired: "The model `text-davinci-003` has been deprecated"
 		// (OpenAI's model_not_found for a removed model).
 		"has been deprecated"}
-	accessVerbs = []string{"don't have access", "do not have access", "no access", "not allowed to use"}
-	modelStops  = []string{"try again", "later", "temporarily", "currently", "overloaded", "capacity", "busy",
+	accessVerbs = []string{"don't have access", "do not have access", "no access", "not allowed to use",
+		// "Your organization does not have access to this model".
+		"doesn't have access", "does not have access"}
+	modelStops = []string{"try again", "later", "temporarily", "currently", "overloaded", "capacity", "busy",
 		"output", "response", "json", "content", "retry", "quota", "rate limit", "context", "parameter"}
 	// A local model without tool calling (Ollama: "<name> does not support
 	// tools"); the agent needs tools, so another model is the fix.
@@ -173,7 +185,7 @@ var (
 	fundVerbKWs    = newKWs(fundVerbs)
 	modelVerbKWs   = newKWs(slicesClone(modelVerbs), accessVerbs...)
 	creditVerbKWs  = newKWs(creditVerbs)
-	billingVerbKWs = newKWs(billingVerbs)
+	billingVerbKWs = newKWs(billingVerbs, spendVerbs...)
 	denyVerbKWs    = newKWs(denyVerbs)
 	paramVerbKWs   = newKWs(paramVerbs)
 	loadVerbKWs    = newKWs(loadVerbs)
@@ -231,7 +243,7 @@ var familyRules = []rule{
 	{id: "local.insufficient_memory.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: memoryWords},
 	{id: "generic.funds_family.v2", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.8,
-		gate: append([]string{"欠费", "请充值", "billing"}, fundNouns...),
+		gate: append([]string{"欠费", "请充值", "billing", "spending limit", "spend limit", "credit limit"}, fundNouns...),
 		match: func(s *scan) int {
 			if s.hasAnyKW(fundVerbKWs) {
 				if i := nearWords(s.low, fundNouns, fundVerbs, fundStops, 24, 32); i >= 0 {
@@ -247,6 +259,9 @@ var familyRules = []rule{
 			// are http.billing.402.v1's and anthropic.billing_error.v1's).
 			if st, _ := s.httpStatus(); st == 0 && s.hasAnyKW(billingVerbKWs) && !strings.Contains(s.low, "billing_error") {
 				if i := nearWords(s.low, billingNouns, billingVerbs, fundStops, 32, 24); i >= 0 {
+					return i
+				}
+				if i := nearWords(s.low, spendNouns, spendVerbs, spendStops, 24, 24); i >= 0 {
 					return i
 				}
 			}

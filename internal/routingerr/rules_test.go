@@ -72,13 +72,16 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.auth_words.v1": {
 		pos: []Evidence{txt("Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again."),
-			txt(`{"error":{"message":"Missing bearer authentication in header","type":"invalid_request_error"}}`)},
+			txt(`{"error":{"message":"Missing bearer authentication in header","type":"invalid_request_error"}}`),
+			txt("The API key you provided is invalid."), txt("Error: this API key has been revoked")},
 		neg: []Evidence{txt("signed in"), txt("token refreshed")},
 	},
 	"generic.billing_words.v1": {
 		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
-			txt("Your subscription has expired. Renew it to continue."), txt("Error: your Pro plan has expired")},
-		neg: []Evidence{txt("account active"), txt("plus sign")},
+			txt("Your subscription has expired. Renew it to continue."), txt("Error: your Pro plan has expired"),
+			txt("Your free trial has ended.")},
+		neg: []Evidence{txt("account active"), txt("plus sign"),
+			txt("Rate limit reached for requests. Add a payment method to your account to increase your rate limit.")},
 	},
 	"generic.model_words.v1": {
 		pos: []Evidence{txt("The provided model identifier is invalid."), txt("Unknown model: claude-opus-9"), txt("Error: invalid model name 'gpt-9'")},
@@ -100,7 +103,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "login failed"}, {HasRPCError: true, RPCCode: -32000, RPCMessage: "tool failed"}},
 	},
 	"generic.high_demand.v1": {
-		pos: []Evidence{txt("We're currently experiencing high demand, which may cause temporary errors.")},
+		pos: []Evidence{txt("We're currently experiencing high demand, which may cause temporary errors."),
+			txt("The server is temporarily unable to service your request due to capacity problems. Please try again later.")},
 		neg: []Evidence{txt("demand is high"), txt("at capacity planning")},
 	},
 	"generic.server_error_words.v1": {
