@@ -359,7 +359,11 @@ var sharedRules = []rule{
 			"invalid api key", "api key is invalid", "no api key",
 			// A key refused in other words: "The API key you provided is
 			// invalid.", "Your API key has been revoked."
-			"key you provided is invalid", "api key has been revoked", "api key was revoked", "api_key environment variable", "invalid authentication",
+			"key you provided is invalid", "api key has been revoked", "api key was revoked",
+			// Asked to sign in again, in other words: "Authentication error"
+			// (Anthropic's authentication_error message), "Login required",
+			// "Session expired. Please log in again.", "Auth token is invalid".
+			"authentication error", "log in again", "login again", "login required", "token is invalid", "api_key environment variable", "invalid authentication",
 			"authentication failed", "authentication_failed", "token has expired", "token expired", "expired token",
 			"token refresh failed", "could not resolve authentication method", "sign-in failed",
 			// one-api / new-api relays' token checks: "该令牌已过期" (expired),
@@ -389,6 +393,8 @@ var sharedRules = []rule{
 			// A trial over. ("Add a payment method" is no verdict: OpenAI's
 			// rate-limit message says it to raise a per-minute limit.)
 			"trial has ended", "trial has expired", "trial expired",
+			// An overdue account ("Account overdue", "account is overdue").
+			"account overdue", "account is overdue",
 			// one-api / new-api relays: the relay token's own quota is spent
 			// ("该令牌额度已用尽", TokenStatusExhausted; catalogue relays.jsonl).
 			"该令牌额度已用尽", "tokenstatusexhausted",

@@ -63,6 +63,8 @@ var (
 		"maximum context", "max context", "configured limit of",
 		// "Prompt tokens too long" (Baidu ModelBuilder's 336007 message).
 		"prompt tokens",
+		// "The request exceeds the model's maximum input length."
+		"maximum input length", "max input length",
 		// Copilot's "prompt token count of 74490 exceeds the limit of
 		// 72000", whatever wraps the line before "token".
 		"token count of"}
@@ -154,10 +156,10 @@ var (
 		"not enabled for your",
 		// Retired: "The model `text-davinci-003` has been deprecated"
 		// (OpenAI's model_not_found for a removed model).
-		"has been deprecated"}
+		"has been deprecated", "has been retired", "has been decommissioned", "name is not valid"}
 	accessVerbs = []string{"don't have access", "do not have access", "no access", "not allowed to use",
 		// "Your organization does not have access to this model".
-		"doesn't have access", "does not have access"}
+		"doesn't have access", "does not have access", "not authorized to use"}
 	modelStops = []string{"try again", "later", "temporarily", "currently", "overloaded", "capacity", "busy",
 		"output", "response", "json", "content", "retry", "quota", "rate limit", "context", "parameter"}
 	// A local model without tool calling (Ollama: "<name> does not support

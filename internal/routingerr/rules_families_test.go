@@ -32,7 +32,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.context_family.v1": {
 		pos: []Evidence{txt("Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"), txt("Error: Input length 6491 exceeds context length 1500"),
-			txt("Prompt tokens too long for this model")},
+			txt("Prompt tokens too long for this model"), txt("The request exceeds the model's maximum input length.")},
 		neg: []Evidence{txt("the context window is 200k tokens"), txt("Rate limit exceeded: 30000 input tokens per minute; maximum context 128k"),
 			txt("context length: 4096"), txt("prompt tokens: 1024"), txt("Rate limit exceeded: 9000 prompt tokens per minute")},
 	},
@@ -54,7 +54,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.model_family.v1": {
 		pos: []Evidence{txt(`{"error":"model 'tinyllama' not found, try pulling it first"}`), txt("You don't have access to this model or the model name is invalid"),
 			txt("400 The model `gpt-4o` is not allowed with your current plan"), txt("You are not allowed to use model claude-opus-4"),
-			txt("The model `gpt-3.5-turbo-0301` has been deprecated."), txt("Your organization does not have access to this model.")},
+			txt("The model `gpt-3.5-turbo-0301` has been deprecated."), txt("Your organization does not have access to this model."),
+			txt("This model has been retired."), txt("The model name is not valid."), txt("You are not authorized to use this model.")},
 		neg: []Evidence{txt("Unsupported parameter: 'temperature' is not supported with this model."),
 			txt("The model is currently overloaded, try again later"), txt("model output is invalid json"), txt("deployment finished"),
 			txt("The model is not allowed to invent a service, so prices are re-read."), txt("'temperature' is not allowed with this model")},

@@ -256,8 +256,23 @@ var statusRules = []rule{
 	// An agent that passes on only the reason phrase ("Internal error: Bad
 	// Gateway", opencode).
 	{id: "http.reason_phrase.v1", band: bandFallback, code: "unavailable", class: ClassTransient, conf: 0.6,
-		gate:  reasonPhrases,
-		match: func(s *scan) int { return s.errorText(reasonPhrases...) }},
+		gate: reasonPhrases,
+		match: func(s *scan) int {
+			if i := s.errorText(reasonPhrases...); i >= 0 {
+				return i
+			}
+			// Said of the service or model with a wait asked for on its line
+			// ("The model is currently unavailable. Please try again
+			// later."), not as a condition ("if … is unavailable").
+			for _, w := range []string{"currently unavailable", "temporarily unavailable"} {
+				if i := strings.Index(s.low, w); i >= 0 && strings.Contains(lineOf(s.low, i), "try again") {
+					if head := lineWindow(s.low, i, 96, 0); !strings.Contains(head, "if ") && !strings.Contains(head, "when ") {
+						return i
+					}
+				}
+			}
+			return -1
+		}},
 	// The status with its reason phrase, or with OpenRouter's message for an
 	// upstream's failure as openai-node prints it ("429 Provider returned
 	// error": `${status} ${message}`).
@@ -292,7 +307,8 @@ var statusRules = []rule{
 
 // "request timeout" is 408's reason phrase (the Anthropic SDK's
 // APIConnectionTimeoutError for a 408 without a body).
-var reasonPhrases = []string{"bad gateway", "service unavailable", "gateway timeout", "currently unavailable", "request timeout"}
+var reasonPhrases = []string{"bad gateway", "service unavailable", "gateway timeout", "currently unavailable", "request timeout",
+	"temporarily unavailable"}
 
 var gatewayPhrases = []string{"502 bad gateway", "503 service unavailable", "504 gateway timeout", "504 gateway time-out"}
 

@@ -73,13 +73,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.auth_words.v1": {
 		pos: []Evidence{txt("Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again."),
 			txt(`{"error":{"message":"Missing bearer authentication in header","type":"invalid_request_error"}}`),
-			txt("The API key you provided is invalid."), txt("Error: this API key has been revoked")},
+			txt("The API key you provided is invalid."), txt("Error: this API key has been revoked"),
+			txt("Authentication error"), txt("Session expired. Please log in again."), txt("Error: login required")},
 		neg: []Evidence{txt("signed in"), txt("token refreshed")},
 	},
 	"generic.billing_words.v1": {
 		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
 			txt("Your subscription has expired. Renew it to continue."), txt("Error: your Pro plan has expired"),
-			txt("Your free trial has ended.")},
+			txt("Your free trial has ended."), txt("Error: account overdue")},
 		neg: []Evidence{txt("account active"), txt("plus sign"),
 			txt("Rate limit reached for requests. Add a payment method to your account to increase your rate limit.")},
 	},
@@ -191,8 +192,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("session ended cleanly? no")},
 	},
 	"http.reason_phrase.v1": {
-		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error: Bad Gateway"}, txt("Error: Request Timeout")},
-		neg: []Evidence{txt("we configured a bad gateway in the docs"), txt("set the request timeout to 30s in the config")},
+		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error: Bad Gateway"}, txt("Error: Request Timeout"),
+			txt("Model temporarily unavailable"), txt("The model is currently unavailable. Please try again later.")},
+		neg: []Evidence{txt("we configured a bad gateway in the docs"), txt("set the request timeout to 30s in the config"),
+			txt("If the model is currently unavailable, try again with another one.")},
 	},
 	"codex.error_info.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"codex_error_info":"response_stream_disconnected"}`},
