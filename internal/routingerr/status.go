@@ -43,8 +43,7 @@ var statusMarkers = []string{
 	// class ("google.api_core.exceptions.PermissionDenied: 403 Your API key
 	// was reported as leaked…"; exceptions.py GoogleAPICallError.__str__).
 	// Only the 403 is read here: its message may say nothing else, while
-	// the other classes' messages carry their own words, and the tracked
-	// markers are few (maxTracked).
+	// the other classes' messages carry their own words.
 	"permissiondenied: ",
 	// .NET's EnsureSuccessStatusCode ("Response status code does not
 	// indicate success: 429 (Too Many Requests)."), got's "Response code
