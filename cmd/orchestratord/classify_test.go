@@ -137,7 +137,7 @@ func TestRunClassifyExplainText(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"line 1: unclassified (unknown), rule unclassified.v1",
-		`not generic.overloaded_text.v1: found "overloaded", but not on an error line`,
+		`not generic.overloaded_text.v2: found "overloaded", but not on an error line`,
 		"line 2: in_progress, rule claude_code.retrying.v1",
 		"»Retrying in «",
 	} {
