@@ -90,6 +90,8 @@ func TestHints(t *testing.T) {
 		{"retryDelay", status(429, `{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"PerMinute"},{"retryDelay":"1.5s"}]}`), testNow, ms(1500), nil},
 		{"try again in a moment is no hint", txt("API Error: 529 Overloaded. try again in a moment."), testNow, nil, nil},
 		{"retrying in seconds (in progress)", txt("API Error (x) · Retrying in 19 seconds… (attempt 8/10)"), testNow, ms(19000), nil},
+		{"retry n/m after a cause, waiting", txt("[warning] [req-3] ⟳ Retry 1/10 after UND_ERR_SOCKET: fetch failed, waiting 930ms"), testNow, ms(930), nil},
+		{"retry n/m with no wait stated", txt("[retry 1/3] 503 Service Unavailable"), testNow, nil, nil},
 		{"epoch after the pipe", txt("Claude AI usage limit reached|1751385600"), testNow, nil, at("2025-07-01T16:00:00Z")},
 		{"resets_at and resets_in_seconds", txt(`{"error":{"type":"usage_limit_reached","resets_at":1775317531,"resets_in_seconds":602705}}`), testNow,
 			ms(602705000), at("2026-04-04T15:45:31Z")},

