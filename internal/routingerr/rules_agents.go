@@ -22,6 +22,10 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
 	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage",
 	"[retrying attempt #", "switched you to ", "context too long. retrying with ", "stream detected. retrying...",
+	// The same retry with neither count nor delay: "<error>; retrying..."
+	// (codex-cli 0.7's "stream error: … stream closed before
+	// response.complete; retrying...", and the idiom of many clients).
+	"; retrying...", "; retrying…",
 	// Claude Code 2.1.112's notice when a window runs out and extra usage
 	// takes over ("You're now using extra usage · Your session limit resets
 	// 3pm (…)", "Now using extra usage"): the session carries on.

@@ -177,6 +177,15 @@ var anthropicRules = []rule{
 			// blocks must begin with a matching number of `tool_result`
 			// blocks." (catalogue bedrock-tool-result-not-found).
 			"`tool_result` block(s) at the beginning of this message", "messages following `tool_use` blocks must begin"}},
+	// A thinking block in the history that the Messages API will not take
+	// back: "messages.1.content.0.thinking.signature: Field required" and
+	// "messages.1.content.0: Invalid `signature` in `thinking` block", seen
+	// when a relay or a model switch rewrote the turns (catalogue
+	// anthropic-thinking-signature-required, -invalid). The history itself is
+	// broken, so a replay fails the same way whatever status or error type
+	// a relay wraps it in (Antigravity's 429 "overloaded_error" around it).
+	{id: "anthropic.thinking_signature.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
+		any: []string{".thinking.signature:", "invalid `signature` in `thinking` block", "invalid signature in thinking block"}},
 	{id: "anthropic.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.95,
 		any: []string{"prompt is too long", "input is too long for requested model",
 			// Claude Code 2.1.112 on stop_reason model_context_window_exceeded:

@@ -733,10 +733,14 @@ var transportLostRules = []rule{
 		any: []string{"client network socket disconnected", "socket connection was closed unexpectedly",
 			"unable to connect. is the computer able to access the url", "connectionrefused", "failedtoopensocket",
 			"the operation timed out", "timeout awaiting response headers", "client.timeout exceeded", "bad record mac",
-			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "error sending request for url", "httpx.readerror", "httpcore.readerror",
+			"pooltimeout", "error decoding response body", "connection reset by server", "connection reset - ", "connection timeout", "httpx.readerror", "httpcore.readerror",
 			"operation was aborted due to timeout", "deadline exceeded", "while waiting for connection",
 			"cannot connect to api", "connect timeout error", "not connected to the internet", "check your network connection",
 			"net::err_", "- connection error", "408 request timeout",
+			// reqwest's send failure is "error sending request" and, unless
+			// the url was stripped (without_url), " for url (…)" after it:
+			// Codex's "Connection failed: error sending request".
+			"error sending request",
 			// Claude Code's words for a request whose cause is ETIMEDOUT.
 			"internet connection is unreliable",
 			// Bun's fetch (FetchTasklet): a response its parser could not

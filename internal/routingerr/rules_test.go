@@ -14,7 +14,8 @@ func status(code int, s string) Evidence { return Evidence{HTTPStatus: code, Err
 var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"agent.own_retry.v1": {
 		pos: []Evidence{txt("Attempt 2 failed with status 429. Retrying with backoff..."),
-			txt("⠋ This is taking a bit longer, we’re still on it. (esc to cancel, 2m 13s)")},
+			txt("⠋ This is taking a bit longer, we’re still on it. (esc to cancel, 2m 13s)"),
+			txt("stream error: stream disconnected before completion: connection reset; retrying...")},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Attempt 1 failed. Retrying with backoff...\nError: quota exhausted"),
 			{HasRPCError: true, RPCCode: 429, RPCMessage: "You have exhausted your daily quota on this model.", StderrTail: "Attempt 1 failed with status 429. Retrying with backoff..."},
@@ -184,7 +185,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Try reducing input length"), txt("streaming request completed after 46s")},
 	},
 	"net.connection_words.v1": {
-		pos: []Evidence{txt("Error: Client network socket disconnected before secure TLS connection was established")},
+		pos: []Evidence{txt("Error: Client network socket disconnected before secure TLS connection was established"),
+			txt("Connection failed: error sending request")},
 		neg: []Evidence{txt("socket connected"), txt("the operation succeeded")},
 	},
 	"agent.session_ended.v1": {
@@ -373,6 +375,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"anthropic.tool_result_mismatch.v1": {
 		pos: []Evidence{status(400, "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01")},
 		neg: []Evidence{txt("tool_result blocks found")},
+	},
+	"anthropic.thinking_signature.v1": {
+		pos: []Evidence{status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.7.content.0.thinking.signature: Field required"}}`),
+			txt(`429 {"error":{"message":"Last error: HTTP 400: messages.1.content.0: Invalid ` + "`signature` in `thinking`" + ` block"},"type":"overloaded_error"}`)},
+		neg: []Evidence{txt("thinking signature verified"), txt("the signature field is required")},
 	},
 	"anthropic.prompt_too_long.v1": {
 		pos: []Evidence{txt("claude exited with error: exit status 1: Prompt is too long"), txt("Input is too long for requested model.")},
