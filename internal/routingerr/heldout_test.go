@@ -278,6 +278,16 @@ func TestHeldoutTwentieth(t *testing.T) {
 	measureLaterSet(t, 20, "twentieth held-out set")
 }
 
+// TestHeldoutTwentyFirst measures testdata/heldout21: 66 real Claude Code,
+// ACP adapter, Anthropic, Bedrock and Codex errors (Errors-JSON stacks,
+// usage windows, relays' own retry lines, Bedrock IAM denials, Codex on Azure
+// and local gateways) from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout21/README.md).
+func TestHeldoutTwentyFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 21, "twenty-first held-out set")
+}
+
 // TestHeldoutTwentySecond measures testdata/heldout22: 51 real Gemini CLI,
 // Qwen Code, opencode, OpenAI and Google/Vertex bodies and Go/Node/Python
 // transport errors, drawn from threads no earlier set used, and committed
