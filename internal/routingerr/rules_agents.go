@@ -397,8 +397,9 @@ var sharedRules = []rule{
 			// A trial over. ("Add a payment method" is no verdict: OpenAI's
 			// rate-limit message says it to raise a per-minute limit.)
 			"trial has ended", "trial has expired", "trial expired",
-			// An overdue account ("Account overdue", "account is overdue").
-			"account overdue", "account is overdue",
+			// An overdue account ("Account overdue", "account is overdue",
+			// "403 Access denied due to overdue account").
+			"account overdue", "account is overdue", "due to overdue account",
 			// one-api / new-api relays: the relay token's own quota is spent
 			// ("该令牌额度已用尽", TokenStatusExhausted; catalogue relays.jsonl).
 			"该令牌额度已用尽", "tokenstatusexhausted",

@@ -81,7 +81,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.billing_words.v1": {
 		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
 			txt("Your subscription has expired. Renew it to continue."), txt("Error: your Pro plan has expired"),
-			txt("Your free trial has ended."), txt("Error: account overdue")},
+			txt("Your free trial has ended."), txt("Error: account overdue"),
+			txt("OpenAI completion error: 403 Access denied due to overdue account")},
 		neg: []Evidence{txt("account active"), txt("plus sign"),
 			txt("Rate limit reached for requests. Add a payment method to your account to increase your rate limit.")},
 	},
