@@ -60,6 +60,15 @@ var i18nRules = []rule{
 		any: []string{"您已达到每日"}},
 	{id: "gemini.request_cancelled_i18n.v1", band: bandCancel, code: "cancelled", class: ClassTerminal, conf: 0.9,
 		any: []string{"请求已取消"}},
+	// Codex's usage-limit notice in the app's other languages: Japanese
+	// "利用制限に達しました。続行するにはプランをアップグレードするか、クレジットを追加
+	// してください。" and Portuguese "Você atingiu o limite de mensagens do
+	// Codex … Seu limite de uso será redefinido em 10 de jul. de 2026, 11:52."
+	// (the translations of "You've hit your usage limit … try again at …";
+	// catalogue codex-usage-limit-ja, codex-usage-limit-pt): a plan window,
+	// not a blip.
+	{id: "codex.usage_limit_i18n.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
+		any: []string{"利用制限に達しました", "atingiu o limite de mensagens", "limite de uso será redefinido"}},
 	// Qwen Code's "Rate limit error: {{reason}}" translated: the reason is a
 	// rate limit; what it says (a quota, a plan) is read by the rules before.
 	{id: "qwen.rate_limit_error_i18n.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,

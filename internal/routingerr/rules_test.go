@@ -291,6 +291,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("触发限流：429 Too Many Requests"), txt("속도 제한 오류: 429 Too Many Requests")},
 		neg: []Evidence{txt("触发限流"), txt("속도 제한 오류 없음")},
 	},
+	"codex.usage_limit_i18n.v1": {
+		pos: []Evidence{txt("利用制限に達しました。続行するにはプランをアップグレードしてください。"),
+			txt("Seu limite de uso será redefinido em 12 de ago. de 2026, 09:10.")},
+		neg: []Evidence{txt("利用制限"), txt("o limite de uso")},
+	},
 	"gemini.daily_quota_i18n.v1": {
 		pos: []Evidence{txt("您已达到每日配额限制。")},
 		neg: []Evidence{txt("您已达到"), txt("每日配额")},
