@@ -92,6 +92,7 @@ func TestHints(t *testing.T) {
 		{"retrying in seconds (in progress)", txt("API Error (x) · Retrying in 19 seconds… (attempt 8/10)"), testNow, ms(19000), nil},
 		{"retry n/m after a cause, waiting", txt("[warning] [req-3] ⟳ Retry 1/10 after UND_ERR_SOCKET: fetch failed, waiting 930ms"), testNow, ms(930), nil},
 		{"retry n/m with no wait stated", txt("[retry 1/3] 503 Service Unavailable"), testNow, nil, nil},
+		{"the last retry, its wait stated", txt("⟳ Retry 3/3 after HTTP 502, waiting 1s"), testNow, ms(1000), nil},
 		{"epoch after the pipe", txt("Claude AI usage limit reached|1751385600"), testNow, nil, at("2025-07-01T16:00:00Z")},
 		{"resets_at and resets_in_seconds", txt(`{"error":{"type":"usage_limit_reached","resets_at":1775317531,"resets_in_seconds":602705}}`), testNow,
 			ms(602705000), at("2026-04-04T15:45:31Z")},

@@ -443,6 +443,15 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			best, delay = j, d
 			break
 		}
+		// The last retry of its count still under way when the line states
+		// the wait before it ("⟳ Retry 3/3 after HTTP 502, waiting 1s"): a
+		// wait is only announced for an attempt that follows.
+		if leadingCounter(rest, false) {
+			if d, ok := delayAfter(lineWindow(low, j, 0, 200), ", waiting "); ok {
+				best, delay = j, d
+				break
+			}
+		}
 		if strings.HasSuffix(low[:j], "will ") && strings.HasPrefix(rest, "in ") {
 			if d, ok := delayAfter(rest, "in "); ok {
 				best, delay = j, d

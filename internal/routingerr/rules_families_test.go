@@ -15,6 +15,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("⚠️  API call failed (attempt 2/3): APIConnectionError\n   📝 Error: Connection error."),
 			txt("Request failed with status 503, retrying (1/3)"), txt("retry 2/5 after error: connection reset by peer"),
 			txt("[retry 1/3] 503 Service Unavailable"), txt("Will retry in 10 seconds..."), txt("Retrying... (1/3)"),
+			txt("⟳ Retry 3/3 after HTTP 502, waiting 1s"),
 		},
 		neg: []Evidence{
 			txt("Retrying openai.create in 4.0 seconds as it raised RateLimitError\nError: RateLimitError: Error code: 429"),
