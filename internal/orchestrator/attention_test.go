@@ -40,7 +40,7 @@ func (l *attentionLog) of(sessionID string) []Attention {
 func TestAttentionTellsBannersFinishedTurnsAndParkedRetries(t *testing.T) {
 	log := &attentionLog{}
 	h := newHarness(t, func(c *Config) { c.Attention = log })
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 
 	// A banner: a person must act; the failed turn is not "finished".

@@ -13,7 +13,7 @@ import (
 // the retry still knows the conversation.
 func TestRetryKeepsTheProcessOfAnAgentThatCannotResume(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, err := h.svc.CreateTask(h.ctx, CreateTaskRequest{Prompt: "remember the word apricot", Agent: "mock-no-load"})
 	require.NoError(t, err)
@@ -85,7 +85,7 @@ func TestFailedSessionLoadResendsTheConversation(t *testing.T) {
 // one reply that finished is not.
 func TestFailedAttemptsPartialTextIsMarkedInterrupted(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/conn-closed:2 write the docs", nil)
 	sid := v.Sessions[0].ID

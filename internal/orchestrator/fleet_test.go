@@ -41,7 +41,7 @@ func inFleet(self string) harnessOpt {
 // for the time left to its original retry_at, and the retry runs there.
 func TestAdoptReArmsAParkedRetryAtItsOriginalRetryAt(t *testing.T) {
 	h := newHarness(t, inFleet("a"))
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:1 survive a takeover", nil)
 	sid := v.Sessions[0].ID
 	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
@@ -49,7 +49,7 @@ func TestAdoptReArmsAParkedRetryAtItsOriginalRetryAt(t *testing.T) {
 	h.clock.Advance(2 * time.Second).MustWait(h.ctx)
 	h.stop() // daemon a is gone; its row stays
 
-	trap = h.clock.Trap().AfterFunc("retry")
+	trap = h.trapAfterFunc("retry")
 	defer trap.Close()
 	h.start(inFleet("b"))
 	go func() { assert.NoError(t, h.svc.Adopt(h.ctx, []string{sid}, "takeover")) }()
@@ -71,7 +71,7 @@ func TestAdoptReArmsAParkedRetryAtItsOriginalRetryAt(t *testing.T) {
 // re-sent.
 func TestAdoptTurnsWorkInFlightIntoBanners(t *testing.T) {
 	h := newHarness(t, inFleet("a"))
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:1 dispatching", nil)
 	dispatching := v.Sessions[0].ID
 	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
@@ -107,7 +107,7 @@ func TestAdoptTurnsWorkInFlightIntoBanners(t *testing.T) {
 // does not fire.
 func TestAdoptWithoutTheWorkdirSaysTheMachineWentAway(t *testing.T) {
 	h := newHarness(t, inFleet("a"))
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:1 far away", nil)
 	sid := v.Sessions[0].ID
 	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")

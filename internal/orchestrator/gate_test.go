@@ -222,7 +222,7 @@ func TestGateSuccessReleasesEveryoneSpreadOverTheWindow(t *testing.T) {
 	h := newHarness(t)
 	gf := h.gates()
 	releases := make(chan time.Duration, 100)
-	trap := h.clock.Trap().AfterFunc("gate-release")
+	trap := h.trapAfterFunc("gate-release")
 	ctx, cancel := context.WithCancel(h.ctx)
 	collected := make(chan struct{})
 	go func() { // lets every trapped release timer through; ends with ctx

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +53,7 @@ type harness struct {
 	svc      *Service
 	dataDir  string
 	stateDir string
+	traps    []*quartz.Trap
 }
 
 type harnessOpt func(*Config)
@@ -104,12 +107,48 @@ func (h *harness) start(opts ...harnessOpt) {
 	h.t.Cleanup(h.stop)
 }
 
+// trapAfterFunc and trapNewTimer set traps that stop closes first: a test
+// that fails while a call is caught must end with its message, not hang in
+// Close on the goroutine the trap holds.
+func (h *harness) trapAfterFunc(tag string) *quartz.Trap {
+	tr := h.clock.Trap().AfterFunc(tag)
+	h.traps = append(h.traps, tr)
+	return tr
+}
+
+func (h *harness) trapNewTimer(tag string) *quartz.Trap {
+	tr := h.clock.Trap().NewTimer(tag)
+	h.traps = append(h.traps, tr)
+	return tr
+}
+
+// closeHung bounds stop's wait on the service: a hang fails the test with
+// every goroutine's stack instead of stalling the package until its timeout.
+const closeHung = time.Minute
+
 // stop closes the service and its agents (idempotent).
 func (h *harness) stop() {
-	if h.svc != nil {
-		require.NoError(h.t, h.svc.Close())
-		require.NoError(h.t, h.mgr.Close())
+	if h.t.Failed() {
+		// A passing test closes its own traps, and may want them after a restart.
+		for _, tr := range h.traps {
+			tr.Close()
+		}
+		h.traps = nil
 	}
+	if h.svc == nil {
+		return
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- h.svc.Close() }()
+	select {
+	case err := <-closed:
+		require.NoError(h.t, err)
+	case <-time.After(closeHung):
+		var stacks strings.Builder
+		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 2)
+		h.t.Fatalf("service Close still waiting after %s; goroutines:\n%s", closeHung, stacks.String())
+	}
+	require.NoError(h.t, h.mgr.Close())
 }
 
 // feed collects a session's notifications from seq 0.

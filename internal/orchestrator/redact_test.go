@@ -170,7 +170,7 @@ func (h *harness) dumpDB() string {
 // 0, while the reply itself is still shown.
 func TestNoPlantedSecretReachesTheStore(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/conn-closed:1 "+plantedText, nil)
 	sid := v.Sessions[0].ID

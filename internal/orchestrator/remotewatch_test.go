@@ -95,7 +95,7 @@ func TestARemoteSubscriptionTellsTheOwnerWhileItLasts(t *testing.T) {
 	f.until(isState(store.SessionWaitingForInput))
 	sid := v.Sessions[0].ID
 	r := &askingRelay{fakeRelay: fakeRelay{db: h.db}}
-	trap := h.clock.Trap().NewTimer("remote-watch")
+	trap := h.trapNewTimer("remote-watch")
 	defer trap.Close()
 	_, sub, err := h.svc.SubscribeRemote(h.ctx, SubscribeRequest{SessionID: sid}, 16, r)
 	require.NoError(t, err)

@@ -34,7 +34,7 @@ func expectRetry(t *testing.T, h *harness, trap *quartz.Trap, f *feed, delay tim
 func parkFirst(t *testing.T, prompt string) (*harness, TaskView, *feed) {
 	t.Helper()
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	t.Cleanup(trap.Close)
 	v, f := h.create(prompt, nil)
 	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
@@ -43,7 +43,7 @@ func parkFirst(t *testing.T, prompt string) (*harness, TaskView, *feed) {
 
 func TestOverloadedFirstTurnRecoversOnThirdAttemptWithOneNotice(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:2 fix the login bug", nil)
 	sid := v.Sessions[0].ID
@@ -98,7 +98,7 @@ func TestOverloadedFirstTurnRecoversOnThirdAttemptWithOneNotice(t *testing.T) {
 
 func TestExhaustedBudgetShowsBannerThenResumeRecovers(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:4 refactor", nil)
 	sid := v.Sessions[0].ID
@@ -138,7 +138,7 @@ func TestMaxAttempts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			trap := h.clock.Trap().AfterFunc("retry")
+			trap := h.trapAfterFunc("retry")
 			defer trap.Close()
 			v, f := h.create("/overloaded:1 go", tc.max)
 			if tc.notice == "" {
@@ -178,7 +178,7 @@ func TestCancelDuringWaitShowsBannerAndIsIdempotent(t *testing.T) {
 func TestCancelRacingTheFireEndsInExactlyOneBanner(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		h := newHarness(t)
-		trap := h.clock.Trap().AfterFunc("retry")
+		trap := h.trapAfterFunc("retry")
 		v, f := h.create("/overloaded:3 race", nil)
 		sid := v.Sessions[0].ID
 		expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
@@ -239,7 +239,7 @@ func TestStaleGenerationFireDoesNothing(t *testing.T) {
 
 func TestServiceCloseDuringWaitThenRestartFiresAtOriginalRetryAt(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:1 survive a restart", nil)
 	sid := v.Sessions[0].ID
 	n := expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
@@ -251,7 +251,7 @@ func TestServiceCloseDuringWaitThenRestartFiresAtOriginalRetryAt(t *testing.T) {
 	require.True(t, ok, "Close keeps the pending retry")
 	assert.Equal(t, store.RetryPending, row.State)
 
-	trap = h.clock.Trap().AfterFunc("retry")
+	trap = h.trapAfterFunc("retry")
 	defer trap.Close()
 	h.start()
 	go func() { assert.NoError(t, h.svc.Start(h.ctx)) }()
@@ -272,7 +272,7 @@ func TestServiceCloseDuringWaitThenRestartFiresAtOriginalRetryAt(t *testing.T) {
 
 func TestRetryFoundMidDispatchAfterCrashBecomesManual(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:1 crash me", nil)
 	sid := v.Sessions[0].ID
 	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")
@@ -317,7 +317,7 @@ func TestNonTransientFailuresNeverReplay(t *testing.T) {
 
 func TestConnClosedFollowsNetworkScheduleAndResumesWithoutDuplicateTurn(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/conn-closed:2 write the docs", nil)
 	sid := v.Sessions[0].ID
@@ -345,7 +345,7 @@ func TestConnClosedFollowsNetworkScheduleAndResumesWithoutDuplicateTurn(t *testi
 
 func TestRateLimitHintIsALowerBound(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	_, f := h.create("/rate-limit:1:7 go", nil)
 	expectRetry(t, h, trap, f, 7*time.Second, "Rate limited by the provider — retrying in 7s (attempt 1/3)")

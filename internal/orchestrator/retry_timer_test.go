@@ -50,7 +50,7 @@ func TestRetryTimerCountsToRetryAtNotFromTheEndOfItsWrites(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = slowNoticeStore{Store: h.db, clock: h.clock} })
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	failedAt := h.clock.Now()
 	v, f := h.create("/overloaded:1 on time", nil)
@@ -140,7 +140,7 @@ func TestRetryThatCannotStartShowsTheBanner(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = failRetryStartStore{Store: h.db} })
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 cannot start", nil)
 	sid := v.Sessions[0].ID
@@ -190,7 +190,7 @@ func TestRetryWhoseClaimCannotBeSavedEndsWithTheBanner(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = failClaimStore{Store: h.db} })
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 claim me", nil)
 	sid := v.Sessions[0].ID
@@ -221,7 +221,7 @@ func TestRetryWhoseClaimCannotBeSavedEndsWithTheBanner(t *testing.T) {
 // test/chaos seed 2049: the daemon replayed the turn after a restart).
 func TestStaleRetryRowBehindABannerIsDroppedAtStart(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:4 stale row", nil)
 	sid := v.Sessions[0].ID
 	for _, d := range []time.Duration{5 * time.Second, 15 * time.Second, 30 * time.Second} {
@@ -272,8 +272,8 @@ func TestRetryRowAFullDiskKeptIsDeletedWhenTheStoreWritesAgain(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = failDeleteOnce{Store: h.db, failed: &atomic.Bool{}} })
-	retry := h.clock.Trap().AfterFunc("retry")
-	reconcile := h.clock.Trap().AfterFunc("reconcile")
+	retry := h.trapAfterFunc("retry")
+	reconcile := h.trapAfterFunc("reconcile")
 	defer reconcile.Close()
 	v, f := h.create("/overloaded:4 row left", nil)
 	sid := v.Sessions[0].ID
@@ -325,8 +325,8 @@ func TestNoticeAFullDiskKeptIsDeletedWhenTheStoreWritesAgain(t *testing.T) {
 	h := newHarness(t)
 	h.stop()
 	h.start(func(c *Config) { c.Store = failNoticeDeleteOnce{Store: h.db, failed: &atomic.Bool{}} })
-	retry := h.clock.Trap().AfterFunc("retry")
-	reconcile := h.clock.Trap().AfterFunc("reconcile")
+	retry := h.trapAfterFunc("retry")
+	reconcile := h.trapAfterFunc("reconcile")
 	defer reconcile.Close()
 	v, f := h.create("/overloaded:4 notice left", nil)
 	sid := v.Sessions[0].ID

@@ -87,7 +87,7 @@ func startedDue(t *testing.T, h *harness, prompt string) (TaskView, *feed, *Subs
 // from before it.
 func parkedFirst(t *testing.T, h *harness, prompt string) (TaskView, *feed, *Subscription, *sessionRT) {
 	t.Helper()
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	tasks := h.svc.SubscribeTasks(1024)
 	t.Cleanup(tasks.Close)
@@ -231,7 +231,7 @@ func TestDueRetryRefusedByTheFleetSendsNothing(t *testing.T) {
 	a := &countAgents{}
 	h.stop()
 	h.start(withCountAgents(a), func(c *Config) { c.Store = notOwnerStore{Store: h.db} })
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 not mine", nil)
 	sid := v.Sessions[0].ID
@@ -285,7 +285,7 @@ func TestDueRetryNotDurableBeforeACrashIsReArmedAndSentOnce(t *testing.T) {
 	hold := holdClaimStore{Store: h.db, held: make(chan struct{}), answer: make(chan error)}
 	h.stop()
 	h.start(withCountAgents(a), func(c *Config) { c.Store = hold })
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:1 crash before the claim", nil)
 	sid := v.Sessions[0].ID
 	call := trap.MustWait(h.ctx)
@@ -335,7 +335,7 @@ func (e *keptExec) Close() error { e.closed = true; return nil }
 // the session instead of belonging to nobody (and holding its slot).
 func TestDueFreshRetryRefusedBeforeItRanKeepsTheAgent(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 keep my agent", nil)
 	expectRetry(t, h, trap, f, 5*time.Second, "Provider overloaded — retrying in 5s (attempt 1/3)")

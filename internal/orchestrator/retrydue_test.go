@@ -19,7 +19,7 @@ import (
 // waits for a lock the drainer holds itself. The retry runs once and succeeds.
 func TestDueRoundTakesASessionQueuedTwiceOnce(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 queued twice", nil)
 	sid := v.Sessions[0].ID

@@ -23,7 +23,7 @@ func isSilenceLine(n note) bool {
 // connection, and the line goes away.
 func TestSilentTurnIsNoticedThenCancelledAsHungAndRetried(t *testing.T) {
 	h := newHarness(t, silenceDefaults)
-	retry := h.clock.Trap().AfterFunc("retry")
+	retry := h.trapAfterFunc("retry")
 	defer retry.Close()
 	v, f := h.create("/hang:1 think hard", nil) // the watch is armed as the turn starts
 	sid := v.Sessions[0].ID

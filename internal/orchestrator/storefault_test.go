@@ -301,7 +301,7 @@ func (f *faultStore) full(on bool) {
 func TestRetryDueOnAFullDiskEndsWithTheBanner(t *testing.T) {
 	faults := &faultStore{}
 	h := newHarness(t, withFaults(faults))
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 fix it", nil)
 	sid := v.Sessions[0].ID
@@ -344,7 +344,7 @@ func TestRetryDueOnAFullDiskEndsWithTheBanner(t *testing.T) {
 func TestNoticeThatCannotBeDeletedIsGoneForTheUser(t *testing.T) {
 	faults := &faultStore{}
 	h := newHarness(t, withFaults(faults))
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 fix it", nil)
 	sid := v.Sessions[0].ID
@@ -378,7 +378,7 @@ func TestNoticeThatCannotBeDeletedIsGoneForTheUser(t *testing.T) {
 func TestResumeThatCannotStartEndsWithTheBanner(t *testing.T) {
 	faults := &faultStore{}
 	h := newHarness(t, withFaults(faults))
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 fix it", nil)
 	sid := v.Sessions[0].ID

@@ -50,7 +50,7 @@ func usageMeta(t *testing.T, n note) (retryAt, reset time.Time) {
 func TestUsageWaitResumesExactlyAtResetPlusMargin(t *testing.T) {
 	h := newHarness(t, usageWaits)
 	realNow(h)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/usage-limit:1:7200 nightly refactor", nil)
 	sid := v.Sessions[0].ID
@@ -103,7 +103,7 @@ func TestUsageWaitSurvivesARestartAtTheSameMoment(t *testing.T) {
 	h.clock.Advance(4 * time.Minute).MustWait(h.ctx)
 	h.stop()
 
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	h.start(usageWaits)
 	started := make(chan error, 1)
@@ -230,7 +230,7 @@ func TestUsageWindowFiftySessionsOneFirstThenSpread(t *testing.T) {
 	}
 	require.Equal(t, a.reset.Add(30*time.Second), due.UTC())
 
-	release := h.clock.Trap().AfterFunc("usage-release")
+	release := h.trapAfterFunc("usage-release")
 	first := len(a.log())
 	fired := h.clock.Advance(due.Sub(h.clock.Now()))
 	// The first one's success releases the others: 49 release timers.
@@ -346,7 +346,7 @@ func TestUsageRetryNowSendsAtOnce(t *testing.T) {
 // Retry now on a plain retry notice sends it before its backoff is up.
 func TestRetryNowOnAScheduledRetry(t *testing.T) {
 	h := newHarness(t)
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, f := h.create("/overloaded:1 go", nil)
 	sid := v.Sessions[0].ID
@@ -389,7 +389,7 @@ func TestUsageUnknownResetProbesEveryFifteenMinutes(t *testing.T) {
 		return routingerr.Evidence{HasRPCError: true, RPCCode: -32603, Phase: routingerr.PhasePromptSend,
 			RPCMessage: "Internal error: You have exhausted your daily quota on this model."}
 	}
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	v, err := h.svc.CreateTask(h.ctx, CreateTaskRequest{Prompt: "job", Agent: "mock"})
 	require.NoError(t, err)
@@ -437,7 +437,7 @@ func TestLongRateLimitHintWaitsOrSaysWhen(t *testing.T) {
 	}
 	h, a := windowHarness(t, 10*time.Minute)
 	a.err = long
-	trap := h.clock.Trap().AfterFunc("retry")
+	trap := h.trapAfterFunc("retry")
 	defer trap.Close()
 	start := h.clock.Now()
 	v, err := h.svc.CreateTask(h.ctx, CreateTaskRequest{Prompt: "job", Agent: "mock"})
