@@ -122,6 +122,30 @@ func (h *harness) trapNewTimer(tag string) *quartz.Trap {
 	return tr
 }
 
+// within receives from ch, failing the test after waitLong: a wait that
+// cannot end would hang the package instead of saying what never came.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(waitLong):
+		t.Fatalf("timed out waiting for %s", what)
+		var zero T
+		return zero
+	}
+}
+
+// sendWithin sends v on ch, failing the test after waitLong.
+func sendWithin[T any](t *testing.T, ch chan<- T, v T, what string) {
+	t.Helper()
+	select {
+	case ch <- v:
+	case <-time.After(waitLong):
+		t.Fatalf("timed out handing over %s", what)
+	}
+}
+
 // closeHung bounds stop's wait on the service: a hang fails the test with
 // every goroutine's stack instead of stalling the package until its timeout.
 const closeHung = time.Minute

@@ -253,6 +253,7 @@ type holdClaimStore struct {
 	Store
 	held   chan struct{} // a claim arrived
 	answer chan error    // nil: commit it; else it fails, nothing written
+	quit   chan struct{} // the test ended: fail the claim, so Close can finish
 }
 
 func (s holdClaimStore) AppendEvents(ctx context.Context, batches ...[]store.EventWrite) []error {
@@ -261,8 +262,18 @@ func (s holdClaimStore) AppendEvents(ctx context.Context, batches ...[]store.Eve
 			if w.ClaimRetry == nil {
 				continue
 			}
-			s.held <- struct{}{}
-			if err := <-s.answer; err != nil {
+			var err error
+			select {
+			case s.held <- struct{}{}:
+				select {
+				case err = <-s.answer:
+				case <-s.quit:
+					err = errors.New("the test ended")
+				}
+			case <-s.quit:
+				err = errors.New("the test ended")
+			}
+			if err != nil {
 				errs := make([]error, len(batches))
 				for i := range errs {
 					errs[i] = err
@@ -282,9 +293,10 @@ func (s holdClaimStore) AppendEvents(ctx context.Context, batches ...[]store.Eve
 func TestDueRetryNotDurableBeforeACrashIsReArmedAndSentOnce(t *testing.T) {
 	h := newHarness(t)
 	a := &countAgents{}
-	hold := holdClaimStore{Store: h.db, held: make(chan struct{}), answer: make(chan error)}
+	hold := holdClaimStore{Store: h.db, held: make(chan struct{}), answer: make(chan error), quit: make(chan struct{})}
 	h.stop()
 	h.start(withCountAgents(a), func(c *Config) { c.Store = hold })
+	t.Cleanup(func() { close(hold.quit) }) // before the harness's stop
 	trap := h.trapAfterFunc("retry")
 	v, f := h.create("/overloaded:1 crash before the claim", nil)
 	sid := v.Sessions[0].ID
@@ -297,14 +309,14 @@ func TestDueRetryNotDurableBeforeACrashIsReArmedAndSentOnce(t *testing.T) {
 		defer close(fired)
 		h.clock.Advance(call.Duration).MustWait(h.ctx)
 	}()
-	<-hold.held
+	within(t, hold.held, "the retry's claim")
 	require.Eventually(t, func() bool { s, _ := a.counts(); return s == 2 }, waitLong, 10*time.Millisecond,
 		"the retry's agent starts while its claim is on its way")
 	got, err := mockagent.ReceivedPrompts(h.stateDir)
 	require.NoError(t, err)
 	assert.Len(t, got, 1, "no prompt before the claim is durable")
-	hold.answer <- errors.New("the daemon died before its commit")
-	<-fired
+	sendWithin(t, hold.answer, errors.New("the daemon died before its commit"), "the held claim")
+	within(t, fired, "the retry's fire")
 	h.stop()
 	row, ok := h.pending(sid)
 	require.True(t, ok)
