@@ -289,3 +289,14 @@ func TestHeldoutTwentySecond(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 22, "twenty-second held-out set")
 }
+
+// TestHeldoutTwentyThird measures testdata/heldout23: 52 real Claude Code,
+// claude-agent-acp, Anthropic and Bedrock errors (Errors-JSON stacks, wrapped
+// and mojibake 500/529 bodies, usage windows, Bedrock model ids and
+// credentials, ACP adapters that cannot find or spawn the CLI) from threads
+// no earlier set used, committed before the classifier saw them
+// (testdata/heldout23/README.md).
+func TestHeldoutTwentyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 23, "twenty-third held-out set")
+}
