@@ -300,3 +300,12 @@ func TestHeldoutTwentyThird(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 23, "twenty-third held-out set")
 }
+
+// TestHeldoutTwentyFifth measures testdata/heldout25: 55 real Gemini CLI,
+// Qwen Code, Gemini API, Vertex AI and DashScope errors drawn from threads no
+// earlier set used, and committed before the classifier saw them
+// (testdata/heldout25/README.md).
+func TestHeldoutTwentyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 25, "twenty-fifth held-out set")
+}
