@@ -301,6 +301,16 @@ func TestHeldoutTwentyThird(t *testing.T) {
 	measureLaterSet(t, 23, "twenty-third held-out set")
 }
 
+// TestHeldoutTwentyFourth measures testdata/heldout24: 72 real Codex CLI,
+// codex-acp, OpenAI API and Azure OpenAI errors (Azure 401/404/429 shapes,
+// content filters, Codex's own retry lines, usage windows, agent crashes)
+// from threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout24/README.md).
+func TestHeldoutTwentyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 24, "twenty-fourth held-out set")
+}
+
 // TestHeldoutTwentyFifth measures testdata/heldout25: 55 real Gemini CLI,
 // Qwen Code, Gemini API, Vertex AI and DashScope errors drawn from threads no
 // earlier set used, and committed before the classifier saw them

@@ -75,12 +75,36 @@ var openaiRules = []rule{
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			for _, k := range codexRecoveryNotices {
-				if i := s.index(k, true); i >= 0 && !s.retriesOver(i) {
+				if i := s.index(k, true); i >= 0 && !s.retriesOver(i) && !codexFallbackDenied(s.low, i, k) {
 					return i
 				}
 			}
 			return -1
 		}},
+
+	// The Codex desktop app and IDE extension cannot reach a CLI they can
+	// run: the app's CLI selector ("Unable to locate the Codex CLI binary.
+	// Set CODEX_CLI_PATH or ensure the Electron resources include
+	// bin/codex."), its app-server check appServer.error.unsupportedVersion
+	// ("Codex on this environment is out of date. Update to {minVersion} or
+	// newer. Current version: {currentVersion}", also "Codex CLI on this
+	// environment …"). No request was made; starting again fails the same
+	// way until the install or CODEX_CLI_PATH is fixed.
+	{id: "codex.app_cli_unavailable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"unable to locate the codex cli binary", "on this environment is out of date"}},
+
+	// OpenAI's cybersecurity safety check on an account (platform docs
+	// guides/safety-checks/cybersecurity): "This user's access to
+	// gpt-5.3-codex has been temporarily limited for potentially suspicious
+	// activity related to cybersecurity. Learn more about our safety
+	// mitigations: …", which Codex prints inside "stream disconnected before
+	// completion: …". The account is held, not the stream: replaying the
+	// turn meets the same hold (a user_action, before the transport band).
+	// The warning "Your account was flagged for potentially high-risk cyber
+	// activity. Requests may be slower …" lets requests through and says
+	// neither.
+	{id: "openai.cyber_access_limited.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
+		any: []string{"temporarily limited for potentially suspicious", "suspicious activity related to cybersecurity"}},
 
 	// Codex could not start on its own configuration (codex-rs tui/src/lib.rs
 	// run_main: "Error loading config.toml: {err}", "Error parsing -c
@@ -403,6 +427,30 @@ func bareLine(low, msg string) int {
 // another way (codex.recovery_notice.v1).
 var codexRecoveryNotices = []string{"retrying the full request", "stream connection failed; waiting to retry",
 	"reconnecting... waiting for network", "falling back from websockets to https"}
+
+// codexFallbackDenied: the recovery notice k at i is codex-rs's WarningEvent
+// "Falling back from WebSockets to HTTPS transport. {err:#}", and err, on
+// the same line, is a denial of the account or its region (a 403, "not
+// authorized in this region", "territory not supported", a usage limit or
+// quota). The fallback only changes the transport; the same account is
+// denied over HTTPS, so the notice is no recovery and the error decides.
+// A bare 401 is left to the fallback: codex-rs refreshes the token there.
+func codexFallbackDenied(low string, i int, k string) bool {
+	if k != "falling back from websockets to https" {
+		return false
+	}
+	rest := lineFrom(low, i+len(k))
+	for _, w := range codexFallbackDenials {
+		if strings.Contains(rest, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var codexFallbackDenials = []string{"403 forbidden", "not authorized in this region", "territory not supported",
+	"unsupported_country_region_territory", "hit your usage limit", "usage limit reached", "quota exceeded",
+	"insufficient_quota", "out of credits", "spend cap"}
 
 var openaiOverloadWords = []string{"engine is currently overloaded", "server is overloaded", "servers are currently overloaded", "server_is_overloaded"}
 

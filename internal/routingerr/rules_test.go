@@ -895,8 +895,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("403 lines changed")},
 	},
 	"http.not_found.404.v1": {
-		pos: []Evidence{status(404, "not found")},
-		neg: []Evidence{txt("page 404 of the manual")},
+		pos: []Evidence{status(404, "not found"), txt("Error: {“error”:{“code”:“404”,“message”:“Not Found”}}")},
+		neg: []Evidence{txt("page 404 of the manual"), txt("the “code”: “4040” field")},
 	},
 	"http.timeout.408.v1": {
 		pos: []Evidence{status(408, "")},
@@ -1204,9 +1204,20 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("■ Image poisoning")},
 		neg: []Evidence{txt("image poison detection is enabled")},
 	},
+	"codex.app_cli_unavailable.v1": {
+		pos: []Evidence{txt("Codex CLI on this environment is out of date. Update to 0.121.0 or newer. Current version: 0.114.0")},
+		neg: []Evidence{txt("Your Codex CLI is out of date; run npm i -g @openai/codex to update"), txt("unable to locate the config file")},
+	},
+	"openai.cyber_access_limited.v1": {
+		pos: []Evidence{txt("ERROR: stream disconnected before completion: This user's access to gpt-5.3-codex has been temporarily limited for potentially suspicious activity related to cybersecurity.")},
+		neg: []Evidence{txt("Your account was flagged for potentially high-risk cyber activity. Requests may be slower while additional verification is applied."),
+			txt("access temporarily limited: too many requests")},
+	},
 	"codex.recovery_notice.v1": {
-		pos: []Evidence{txt("Previous response was not found. Retrying the full request.")},
+		pos: []Evidence{txt("Previous response was not found. Retrying the full request."),
+			txt("Falling back from WebSockets to HTTPS transport. unexpected status 401 Unauthorized: , url: wss://chatgpt.com/backend-api/codex/responses")},
 		neg: []Evidence{txt("Previous response was not found. Retrying the full request.\nYou've hit your usage limit. Try again later."),
+			txt("Falling back from WebSockets to HTTPS transport. unexpected status 403 Forbidden: Country, region, or territory not supported, url: wss://chatgpt.com/backend-api/codex/responses"),
 			{ExitStatus: "exit status 1", Err: "stream connection failed; waiting to retry"}, txt("waiting to retry the build")},
 	},
 	"codex.turn_aborted.v1": {

@@ -8,6 +8,9 @@ import "strings"
 var statusMarkers = []string{
 	"api error: ", "api error (", "http/1.1 ", "http/1.0 ", "http/2 ", "http/2.0 ",
 	"unexpected status ", `"code":`, `"api_error_status":`,
+	// The same JSON pasted through an editor or forum that turned its
+	// quotes typographic: {“error”:{“code”:“404”,…}} (see curlyQuoteAt).
+	"“code”:",
 	"request rejected (", "status code of ",
 	// A status field in any notation (see markerStatusAt, which skips the
 	// separator): "status: 429", "status=429", `"status": 429`,
@@ -123,6 +126,11 @@ func markerStatusAt(m, s string, i int) (int, bool) {
 			i++
 			continue
 		}
+		if curlyQuoteAt(s, i) {
+			sep = true
+			i += 3
+			continue
+		}
 		break
 	}
 	if !sep && isLetter(m[len(m)-1]) && !blankSeparated[m] {
@@ -132,6 +140,12 @@ func markerStatusAt(m, s string, i int) (int, bool) {
 		return 0, false
 	}
 	return statusAt(s, i)
+}
+
+// curlyQuoteAt: s[i:] opens with a typographic double quote, U+201C or
+// U+201D (UTF-8 E2 80 9C/9D), which pasted JSON may carry for '"'.
+func curlyQuoteAt(s string, i int) bool {
+	return i+2 < len(s) && s[i] == 0xe2 && s[i+1] == 0x80 && (s[i+2] == 0x9c || s[i+2] == 0x9d)
 }
 
 // blankSeparated are the markers whose words already say a status follows:
