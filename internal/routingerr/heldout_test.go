@@ -319,3 +319,12 @@ func TestHeldoutTwentyFifth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 25, "twenty-fifth held-out set")
 }
+
+// TestHeldoutTwentySixth measures testdata/heldout26: 54 real opencode,
+// cline, Roo Code, Kilo Code, Zed and AI SDK errors and Go/Node/Python
+// transport errors, drawn from threads no earlier set used, and committed
+// before the classifier saw them (testdata/heldout26/README.md).
+func TestHeldoutTwentySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 26, "twenty-sixth held-out set")
+}

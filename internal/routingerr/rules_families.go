@@ -384,6 +384,13 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			best, delay = i, d
 			break
 		}
+		// The countdown's last step, "Retrying now..." (Roo Code's
+		// attemptApiRequest: "Retry attempt 2\nRetrying now..." after
+		// "Retrying in 4 seconds..."): the next attempt is starting.
+		if strings.HasPrefix(after, "retrying now") {
+			best = i
+			break
+		}
 		// The Stainless Python SDKs' (openai, anthropic) retry log,
 		// _base_client.py: "Retrying request to %s in %f seconds" — its
 		// delay may be out of reach behind a long or mangled URL.
@@ -528,16 +535,32 @@ func leadingCounter(s string, last bool) bool {
 }
 
 // delayAfter reads the first duration that follows one of the markers in
-// s: "in 4.0 seconds", "after 2s", "backoff=5s".
+// s: "in 4.0 seconds", "after 2s", "backoff=5s", and one unit named with an
+// article, "after a second", "in an hour" (a Go client's "retrying fetch
+// <cid> after a second...").
 func delayAfter(s string, markers ...string) (time.Duration, bool) {
 	for _, m := range markers {
 		if k := strings.Index(s, m); k >= 0 {
-			if d, _, ok := parseHumanDuration(strings.TrimLeft(s[k+len(m):], " ")); ok && d > 0 {
+			rest := strings.TrimLeft(s[k+len(m):], " ")
+			if a, ok := cutArticle(rest); ok {
+				rest = "1 " + a
+			}
+			if d, _, ok := parseHumanDuration(rest); ok && d > 0 {
 				return d, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// cutArticle: s opens with "a " or "an " before a letter; it returns the rest.
+func cutArticle(s string) (string, bool) {
+	for _, a := range []string{"a ", "an "} {
+		if r, ok := strings.CutPrefix(s, a); ok && r != "" && isLetter(r[0]) {
+			return r, true
+		}
+	}
+	return "", false
 }
 
 // lineOf is the line of low that holds i, cut to 256 bytes either side.
