@@ -277,7 +277,10 @@ var anthropicRules = []rule{
 	{id: "claude_code.org_disabled_access.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		any: []string{"organization has disabled"}},
 	{id: "anthropic.permission_error.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.95,
-		any: []string{`"permission_error"`}},
+		// "[permission_error] API access paused for this organization.": the
+		// type in brackets, as the OpenCode Zen console relays an upstream
+		// error ("Upstream request failed: [<type>] <message>").
+		any: []string{`"permission_error"`, "[permission_error]"}},
 	{id: "claude_code.model_issue.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
 		any: []string{"issue with the selected model"}},
 	{id: "anthropic.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,

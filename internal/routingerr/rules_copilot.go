@@ -87,6 +87,13 @@ var copilotRules = []rule{
 		any: []string{"the response hit the length limit"}},
 	// overage_limit_reached: "You cannot accrue additional premium requests
 	// at this time. Please contact GitHub Support …".
+	// The Copilot API's 400 model_not_available_for_integrator ("The
+	// requested model is not available for integrator \"opencode\".
+	// Available models: […]" / "Verify the correct Copilot-Integration-Id
+	// header is being sent."): this client may not use that model; another
+	// model (or client) is the fix, not a replay.
+	{id: "copilot.model_not_for_integrator.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"not available for integrator", "model_not_available_for_integrator"}},
 	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"cannot accrue additional premium requests"}},
 }

@@ -565,7 +565,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("organization has 3 members")},
 	},
 	"anthropic.permission_error.v1": {
-		pos: []Evidence{txt(`{"type":"error","error":{"type":"permission_error","message":"no"}}`)},
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"permission_error","message":"no"}}`),
+			txt("Error from provider (Console Go): Upstream request failed: [permission_error] API access paused for this organization.")},
 		neg: []Evidence{txt("permission_error")},
 	},
 	"claude_code.model_issue.v1": {
@@ -1021,6 +1022,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("You've reached your monthly chat messages quota.")},
 		neg: []Evidence{txt("Error Code: rate_limited"), txt("premium model selected")},
 	},
+	"copilot.model_not_for_integrator.v1": {
+		pos: []Evidence{txt(`400 The requested model is not available for integrator "opencode". Available models: [gpt-4.1 claude-opus-4.7 gpt-5.5]`)},
+		neg: []Evidence{txt("the integrator is not available today")},
+	},
 	"copilot.overage_limit.v1": {
 		pos: []Evidence{txt("You cannot accrue additional premium requests at this time.")},
 		neg: []Evidence{txt("additional premium requests are enabled")},
@@ -1081,6 +1086,26 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"opencode.zen_free_tier_only.v1": {
 		pos: []Evidence{txt("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode")},
 		neg: []Evidence{txt("the free tier can only be used with small models"), txt("used from within OpenCode")},
+	},
+	"opencode.zen_subscription_quota.v1": {
+		pos: []Evidence{txt("Subscription quota exceeded. Retry in 2h 13m."), txt("Subscription quota exceeded. You can continue using free models.")},
+		neg: []Evidence{txt("subscription quota"), txt("quota exceeded for the subscription key")},
+	},
+	"roo.provider_auth.v1": {
+		pos: []Evidence{txt("Couldn't authenticate with provider. Please check your API key configuration.")},
+		neg: []Evidence{txt("authenticate with provider settings first")},
+	},
+	"roo.provider_refused.v1": {
+		pos: []Evidence{txt("Unauthorized. Your API key is valid, but the provider refused to complete this request.")},
+		neg: []Evidence{txt("the provider refused the offer")},
+	},
+	"roo.provider_rate_limited.v1": {
+		pos: []Evidence{txt("Too many requests. You're being rate-limited by the provider. Please wait a bit before your next API call.")},
+		neg: []Evidence{txt("rate-limited requests are queued")},
+	},
+	"roo.provider_server_error.v1": {
+		pos: []Evidence{txt("Provider server error. Something is wrong on the provider side, there's nothing wrong with your request.")},
+		neg: []Evidence{txt("something is wrong with your request")},
 	},
 	"kiro.throttled.v1": {
 		pos: []Evidence{txt("Internal error (code -32603): Encountered an error in the response stream: The request was throttled by the service (request_id: 671ca98e)")},

@@ -29,10 +29,31 @@ var toolRules = []rule{
 	// Go allowance, until it resets.
 	{id: "opencode.zen_usage_limit.v2", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		any: []string{"freeusagelimiterror", "gousagelimiterror"}},
+	// The Zen console's subscription quota (zen.api.error
+	// .subscriptionQuotaExceeded: "Subscription quota exceeded. Retry in
+	// {{retryIn}}."; the TUI adds "You can continue using free models."):
+	// the plan's window, until it resets.
+	{id: "opencode.zen_subscription_quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.8,
+		any: []string{"subscription quota exceeded"}},
 	// Zen's FreeTierError: "OpenCode's free tier can only be used from
 	// within OpenCode" (a call that is not OpenCode's own).
 	{id: "opencode.zen_free_tier_only.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		any: []string{"free tier can only be used from within opencode", "freetiererror"}},
+
+	// Roo Code's (and Kilo Code's) words for a provider's error status
+	// (webview-ui i18n chat.json apiRequest.errorMessage, shown in place of
+	// the body): 401, 403, 429, 500. Late, so a body that says more decides
+	// first. Its 400 ("couldn't process the request as made") and "Unknown
+	// API error" say nothing a reader can act on; its 402 is a funds family
+	// phrase.
+	{id: "roo.provider_auth.v1", band: bandGeneric, code: "auth", class: ClassUserAction, conf: 0.7,
+		any: []string{"couldn't authenticate with provider"}},
+	{id: "roo.provider_refused.v1", band: bandGeneric, code: "permission", class: ClassUserAction, conf: 0.7,
+		any: []string{"provider refused to complete this request"}},
+	{id: "roo.provider_rate_limited.v1", band: bandGeneric, code: "rate_limited", class: ClassTransient, conf: 0.7,
+		any: []string{"being rate-limited by the provider"}},
+	{id: "roo.provider_server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,
+		any: []string{"something is wrong on the provider side"}},
 
 	// Kiro CLI's stream errors (its agent crate, StreamErrorKind's Display).
 	{id: "kiro.throttled.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
