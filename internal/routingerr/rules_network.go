@@ -143,6 +143,24 @@ var networkRules = []rule{
 			}
 			return -1
 		}},
+	// A browser's fetch() that got no response rejects with a TypeError whose
+	// whole message is the engine's own words, no cause: "Failed to fetch"
+	// (Chromium), "Load failed" (WebKit), "NetworkError when attempting to
+	// fetch resource." (Gecko). Web clients print it bare ("TypeError: Load
+	// failed") or after the URL they fetched (@google/generative-ai
+	// request.ts: "[GoogleGenerativeAI Error]: Error fetching from <url>:
+	// Failed to fetch"). An app's own "Failed to fetch models" is neither.
+	{id: "browser.fetch_failed.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.75,
+		gate:  browserFetchFailed,
+		check: "the engine's message alone on its line, or right after the URL fetched",
+		match: func(s *scan) int {
+			for _, w := range browserFetchFailed {
+				if i := bareFetchFailure(s.low, w); i >= 0 {
+					return i
+				}
+			}
+			return -1
+		}},
 	{id: "go.net.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		any: []string{"connection reset by peer", "broken pipe", "connection refused", "i/o timeout", "no such host",
 			"network is unreachable", "tls handshake timeout", "context deadline exceeded", "use of closed network connection"}},
@@ -761,6 +779,44 @@ var transportLostRules = []rule{
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}
+
+var browserFetchFailed = []string{"failed to fetch", "load failed", "networkerror when attempting to fetch resource"}
+
+// bareFetchFailure finds a browser's fetch message w alone on its line
+// (bareWord), or ending the line right after the URL it was fetching
+// ("… from https://…?alt=sse: failed to fetch"). "load failed" alone is
+// common enough in other words ("Error: load failed"), so bare it counts
+// only as WebKit's TypeError.
+func bareFetchFailure(low, w string) int {
+	if w != "load failed" {
+		if i := bareWord(low, w); i >= 0 {
+			return i
+		}
+	} else if i := strings.Index(low, "typeerror: load failed"); i >= 0 {
+		if bareRest(low[i+len("typeerror: load failed"):lineEnd(low, i)], false) {
+			return i
+		}
+	}
+	for off := 0; ; {
+		i := strings.Index(low[off:], ": "+w)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		off = i + 2 + len(w)
+		if bareRest(low[off:lineEnd(low, off)], false) && goURLErrorLine(low, i) {
+			return i + 2
+		}
+	}
+}
+
+// lineEnd is the offset of the newline ending the line at i, or len(low).
+func lineEnd(low string, i int) int {
+	if e := strings.IndexByte(low[i:], '\n'); e >= 0 {
+		return i + e
+	}
+	return len(low)
+}
 
 // bareWord finds w where its line says nothing else: "terminated",
 // "[API Error: terminated]", "TypeError: terminated", {"details":"terminated"}.

@@ -118,6 +118,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("429 Requests rate limit exceeded, please try again later. (throttling)")},
 		neg: []Evidence{txt("rate limits are configured per key"), txt("slowdown")},
 	},
+	"browser.fetch_failed.v1": {
+		pos: []Evidence{txt("TypeError: Failed to fetch"), txt("TypeError: Load failed"),
+			txt("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1/models/gemini-pro:streamGenerateContent?alt=sse: Load failed")},
+		neg: []Evidence{txt("Error: Failed to fetch models"), txt("Model load failed"), txt("Error: load failed"),
+			txt("Failed to fetch dynamically imported module: https://app.example/assets/index.js"),
+			txt("request to https://api.example/v1 failed: Failed to fetch data")},
+	},
 	"node.terminated.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: 500, RPCMessage: "terminated"}, txt("TypeError: terminated"), txt(`{"details":"terminated"}`)},
 		neg: []Evidence{txt("the job terminated normally after 3 steps"), txt("process terminated by signal 9 while building")},
