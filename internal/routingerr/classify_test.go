@@ -91,6 +91,8 @@ func TestHints(t *testing.T) {
 		{"try again in a moment is no hint", txt("API Error: 529 Overloaded. try again in a moment."), testNow, nil, nil},
 		{"retrying in seconds (in progress)", txt("API Error (x) · Retrying in 19 seconds… (attempt 8/10)"), testNow, ms(19000), nil},
 		{"retry n/m after a cause, waiting", txt("[warning] [req-3] ⟳ Retry 1/10 after UND_ERR_SOCKET: fetch failed, waiting 930ms"), testNow, ms(930), nil},
+		{"retrying after a unit with an article", txt("http2: server sent GOAWAY and closed the connection\nretrying fetch QmX after a second..."), testNow, ms(1000), nil},
+		{"retrying now, no delay", txt("Retry attempt 2\nRetrying now..."), testNow, nil, nil},
 		{"retry n/m with no wait stated", txt("[retry 1/3] 503 Service Unavailable"), testNow, nil, nil},
 		{"the last retry, its wait stated", txt("⟳ Retry 3/3 after HTTP 502, waiting 1s"), testNow, ms(1000), nil},
 		{"epoch after the pipe", txt("Claude AI usage limit reached|1751385600"), testNow, nil, at("2025-07-01T16:00:00Z")},

@@ -386,8 +386,9 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		}
 		// The countdown's last step, "Retrying now..." (Roo Code's
 		// attemptApiRequest: "Retry attempt 2\nRetrying now..." after
-		// "Retrying in 4 seconds..."): the next attempt is starting.
-		if strings.HasPrefix(after, "retrying now") {
+		// "Retrying in 4 seconds..."): the next attempt is starting. Only
+		// the bare notice, not "retrying now is pointless".
+		if rest, ok := strings.CutPrefix(after, "retrying now"); ok && strings.Trim(rest, ".…! ") == "" {
 			best = i
 			break
 		}
