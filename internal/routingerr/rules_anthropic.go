@@ -211,6 +211,17 @@ var anthropicRules = []rule{
 		any: []string{"streaming is required for operations that may take longer than"}},
 	{id: "claude_code.pdf_invalid.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf file was not valid", "pdf specified was not valid", "could not process pdf"}},
+	// Claude Code's refusal in the native builds, which no longer say "Usage
+	// Policy" in the sentence (2.1.332, the refusal branch of the API-error
+	// message): "API Error: <model> can't help with this. Start a new
+	// session to continue.\n\nLearn more: https://www.anthropic.com/legal/aup"
+	// and, for the cyber category, "API Error: <model>'s safeguards flagged
+	// this message. Our intentionally broad safeguards … Learn more: …".
+	// The conversation is refused again however often it is replayed; the
+	// text itself says a new session is the way on.
+	{id: "claude_code.refusal.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"can't help with this. start a new session", "can’t help with this. start a new session",
+			"safeguards flagged this message"}},
 
 	// The current CLI's usage messages that no wait fixes, as the Agent SDK
 	// lists them (claude-agent-sdk 0.3.334 USAGE_LIMIT_ERROR_PREFIXES: "Your

@@ -539,6 +539,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("You've used an unsupported model"), txt("You're now using usage credits\nAPI Error: Repeated 529 Overloaded errors"),
 			{ExitStatus: "exit status 1", Err: "Now using credits"}},
 	},
+	"claude_code.refusal.v1": {
+		pos: []Evidence{txt("  ⎿  API Error: Haiku 4.5 can't help with this. Start a new session to\n     continue.\n\n     Learn more: https://www.anthropic.com/legal/aup")},
+		neg: []Evidence{txt("I can't help with this until the build is green"), txt("the safeguards flagged nothing"),
+			txt("Start a new session to continue where you left off")},
+	},
 	"claude_code.org_policy.v1": {
 		pos: []Evidence{txt("This service is disabled for your org")},
 		neg: []Evidence{txt("this service is disabled"), txt("enabled for your org")},
