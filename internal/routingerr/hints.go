@@ -55,6 +55,11 @@ var (
 	kwRetryAfter      = newKW("retry-after")
 	kwRetryDelay      = newKW("retrydelay")
 	kwResetsInSeconds = newKW(`"resets_in_seconds"`)
+	// CLIProxyAPI's model_cooldown 429 (sdk/cliproxy/auth/selector.go:
+	// "reset_seconds": the cooldown's seconds, rounded up, beside its
+	// "reset_time" as a Go duration): every credential for the model is
+	// cooling down until then.
+	kwResetSeconds = newKW(`"reset_seconds"`)
 	// The advice forms of a delay. A colon may follow the preposition
 	// (WindsurfAPI's "Resets in: 30m0s"); freebuff says "Come back in 3h
 	// 47m".
@@ -215,10 +220,12 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 			}
 		}
 	}
-	if s.hasKW(kwResetsInSeconds) {
-		if v, ok := valueAfter(low, kwResetsInSeconds.w); ok {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-				return clampHint(time.Duration(n) * time.Second)
+	for _, k := range []*kw{kwResetsInSeconds, kwResetSeconds} {
+		if s.hasKW(k) {
+			if v, ok := valueAfter(low, k.w); ok {
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+					return clampHint(time.Duration(n) * time.Second)
+				}
 			}
 		}
 	}

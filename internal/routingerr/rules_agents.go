@@ -472,7 +472,12 @@ var sharedRules = []rule{
 			// new-api's rewrite of any upstream 429: "当前分组上游负载已饱和，请稍后再试"
 			// (the group's upstreams are saturated; catalogue relays.jsonl
 			// new-api-429-group-saturated).
-			"上游负载已饱和"}},
+			"上游负载已饱和",
+			// CLIProxyAPI's 429 when every credential for the model is in
+			// its cooldown (sdk/cliproxy/auth/selector.go: {"error":{"code":
+			// "model_cooldown","message":"All credentials for model … are
+			// cooling down …","reset_seconds":N}}; the wait is the hint).
+			"model_cooldown"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".
