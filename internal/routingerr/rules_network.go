@@ -852,6 +852,13 @@ func bareRest(s string, before bool) bool {
 	if !before {
 		return false
 	}
+	// The status a relay answered with between the label and the word, as
+	// @anthropic-ai/sdk puts a body's message after it (`${status}
+	// ${message}`): "API Error: 500 terminated" is undici's cut stream
+	// passed on with a 500.
+	if n := len(s); n > 4 && s[n-4] == ' ' && s[n-3] >= '1' && s[n-3] <= '5' && isDigit(s[n-2]) && isDigit(s[n-1]) {
+		s = strings.TrimRight(s[:n-4], " \t:")
+	}
 	for _, p := range []string{"api error", "typeerror", "error", "details", "message", "internal error"} {
 		if strings.HasSuffix(s, p) && len(s) <= len(p)+24 {
 			return true

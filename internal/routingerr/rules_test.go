@@ -126,8 +126,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("request to https://api.example/v1 failed: Failed to fetch data")},
 	},
 	"node.terminated.v1": {
-		pos: []Evidence{{HasRPCError: true, RPCCode: 500, RPCMessage: "terminated"}, txt("TypeError: terminated"), txt(`{"details":"terminated"}`)},
-		neg: []Evidence{txt("the job terminated normally after 3 steps"), txt("process terminated by signal 9 while building")},
+		pos: []Evidence{{HasRPCError: true, RPCCode: 500, RPCMessage: "terminated"}, txt("TypeError: terminated"), txt(`{"details":"terminated"}`),
+			txt("API Error: 502 terminated")},
+		neg: []Evidence{txt("the job terminated normally after 3 steps"), txt("process terminated by signal 9 while building"),
+			txt("HTTP 500 terminated"), txt("API Error: 500 worker terminated")},
 	},
 	"net.stream_cut.v1": {
 		pos: []Evidence{txt("SocketError: other side closed"), txt("Error: 2 UNKNOWN: Stream removed")},
