@@ -663,11 +663,19 @@ func (s *scan) noticeOver(i int) bool {
 		// one, so the next error, however it is indented, is the outcome.
 		depth = len(s.low)
 	}
+	// Claude Code's TUI draws each message of a turn as "  ⎿  …", two
+	// blanks deep. A paste whose first line lost that prefix ("API Error
+	// (…) · Retrying in 1 seconds… (attempt 1/10)\n  ⎿  API Error: 401 …")
+	// has its siblings on the "⎿" lines at that depth; deeper "    ⎿" lines
+	// are the causes under a message.
+	lostTree := ls == 0 && depth == 0 && !strings.HasPrefix(s.low, "⎿")
 	nl := payloadEnd(s.low, i)
 	for nl >= 0 && nl+1 < len(s.low) {
 		rest := s.low[nl+1:]
 		line := lineFrom(rest, 0)
-		if t := strings.TrimSpace(line); t != "" && indentOf(rest) <= depth && saysFinal(line) {
+		in := indentOf(rest)
+		peer := in <= depth || lostTree && in <= 2 && strings.HasPrefix(rest[in:], "⎿")
+		if t := strings.TrimSpace(line); t != "" && peer && saysFinal(line) {
 			return true
 		}
 		next := strings.IndexByte(rest, '\n')

@@ -32,6 +32,9 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Please retry in 39.8s."), txt("You can retry your request, or contact us through our help center"),
 			txt("All retries failed, retrying now is pointless"), txt("Retrying in a few seconds\nError: 503 Service Unavailable"),
 			txt("retry 5/3 items"), txt("[retry 3/3] 503 Service Unavailable"), txt("retrying 0/3"), txt("Retrying 1/2 of the files\nError: 401 Unauthorized"),
+			// A Claude Code paste that lost its first "  ⎿  ": the "⎿"
+			// line two blanks deep is the next message, and it is final.
+			txt("API Error (Request timed out.) · Retrying in 1 seconds… (attempt 1/10)\n  ⎿  API Error: 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"OAuth token has expired.\"}} · Please run /login"),
 		},
 	},
 	"generic.context_family.v1": {
