@@ -1121,6 +1121,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Provider server error. Something is wrong on the provider side, there's nothing wrong with your request.")},
 		neg: []Evidence{txt("something is wrong with your request")},
 	},
+	"zed.provider_unavailable.v1": {
+		pos: []Evidence{txt("OpenAI's servers are temporarily unavailable. Zed will retry automatically. If the problem persists, check the provider's status page.")},
+		neg: []Evidence{txt("servers are temporarily in maintenance mode on Sundays")},
+	},
 	"kiro.throttled.v1": {
 		pos: []Evidence{txt("Internal error (code -32603): Encountered an error in the response stream: The request was throttled by the service (request_id: 671ca98e)")},
 		neg: []Evidence{txt("the request was throttled"), txt("throttled by the service mesh config")},

@@ -55,6 +55,14 @@ var toolRules = []rule{
 	{id: "roo.provider_server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,
 		any: []string{"something is wrong on the provider side"}},
 
+	// Zed's agent panel callout for a provider's overload or 5xx after its
+	// retries (agent_ui, ServerOverloaded: "{provider}'s servers are
+	// temporarily unavailable. Zed will retry automatically. If the problem
+	// persists, check the provider's status page."); the same words name a
+	// provider's outage anywhere.
+	{id: "zed.provider_unavailable.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.75,
+		any: []string{"servers are temporarily unavailable"}},
+
 	// Kiro CLI's stream errors (its agent crate, StreamErrorKind's Display).
 	{id: "kiro.throttled.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		any: []string{"request was throttled by the service"}},
