@@ -12,7 +12,7 @@ var aisdkRules = []rule{
 	// made up, the Gateway's invalid or failed upstream response.
 	{id: "aisdk.no_output.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.6,
 		any: []string{"ai_nooutputgeneratederror", "ai_nocontentgeneratederror", "ai_emptyresponsebodyerror",
-			"ai_typevalidationerror", "ai_jsonparseerror", "ai_nosuchtoolerror", "gatewayresponseerror",
+			"ai_typevalidationerror", "ai_jsonparseerror", "ai_noobjectgeneratederror", "ai_nosuchtoolerror", "gatewayresponseerror",
 			"invalid response from gateway", "gatewayfaileddependencyerror",
 			// opencode's StructuredOutputError: the model's output did not fit
 			// the requested schema after its retries.

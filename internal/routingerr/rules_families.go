@@ -384,11 +384,15 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			best, delay = i, d
 			break
 		}
-		// The countdown's last step, "Retrying now..." (Roo Code's
-		// attemptApiRequest: "Retry attempt 2\nRetrying now..." after
-		// "Retrying in 4 seconds..."): the next attempt is starting. Only
-		// the bare notice, not "retrying now is pointless".
-		if rest, ok := strings.CutPrefix(after, "retrying now"); ok && strings.Trim(rest, ".…! ") == "" {
+		// The bare notice that ends its line: the countdown's last step,
+		// "Retrying now..." (Roo Code's attemptApiRequest: "Retry attempt
+		// 2\nRetrying now..." after "Retrying in 4 seconds..."), and "…
+		// Retrying..." after the agent's own mistake ("Roo tried to use an
+		// unknown tool: \"x\". Retrying..."): the next attempt is starting.
+		// Not "retrying now is pointless", not a sentence ending "retrying.",
+		// and only as the text's last line: a line after it ("Failed to get
+		// response from the AI model; retried 5 times") is the outcome.
+		if bareRetryNotice(after[len("retrying"):]) && strings.TrimSpace(low[i+len(after):]) == "" {
 			best = i
 			break
 		}
@@ -493,6 +497,17 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, 0
 	}
 	return best, delay
+}
+
+// bareRetryNotice: s, the words after "retrying" to the end of the line,
+// is " now" or an ellipsis, and nothing else but stops: "Retrying now...",
+// "Retrying...", "Retrying…".
+func bareRetryNotice(s string) bool {
+	rest, now := strings.CutPrefix(s, " now")
+	if strings.Trim(rest, ".…! ") != "" {
+		return false
+	}
+	return now || strings.Contains(rest, "..") || strings.Contains(rest, "…")
 }
 
 // retryCounter: s, the words after "retrying", holds a counter "n/m" with

@@ -18,6 +18,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("⟳ Retry 3/3 after HTTP 502, waiting 1s"),
 			txt("529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\nRetry attempt 2\nRetrying now..."),
 			txt("http2: server sent GOAWAY and closed the connection; LastStreamID=139, ErrCode=NO_ERROR\nretrying fetch QmX after a second..."),
+			txt("Roo tried to use an unknown tool: \"foo\". Retrying..."), txt("Connection lost. Retrying…"),
 		},
 		neg: []Evidence{
 			txt("Retrying openai.create in 4.0 seconds as it raised RateLimitError\nError: RateLimitError: Error code: 429"),
@@ -30,7 +31,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Overloaded · Retrying in 24s · attempt 10/10\n   API Error: 529 Overloaded."),
 			txt("We are backing off the rollout for now"), txt("Backing off chat(...) for good"),
 			txt("Please retry in 39.8s."), txt("You can retry your request, or contact us through our help center"),
-			txt("All retries failed, retrying now is pointless"), txt("Retrying in a few seconds\nError: 503 Service Unavailable"),
+			txt("All retries failed, retrying now is pointless"), txt("It keeps retrying."), txt("Gave up retrying..."),
+			txt("Request failed due to a transient API error. Retrying....\n\nFailed to get response from the AI model; retried 5 times."), txt("Retrying in a few seconds\nError: 503 Service Unavailable"),
 			txt("retry 5/3 items"), txt("[retry 3/3] 503 Service Unavailable"), txt("retrying 0/3"), txt("Retrying 1/2 of the files\nError: 401 Unauthorized"),
 			// A Claude Code paste that lost its first "  ⎿  ": the "⎿"
 			// line two blanks deep is the next message, and it is final.
