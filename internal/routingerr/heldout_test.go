@@ -328,3 +328,13 @@ func TestHeldoutTwentySixth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 26, "twenty-sixth held-out set")
 }
+
+// TestHeldoutTwentyEighth measures testdata/heldout28: 61 real Gemini CLI
+// (including its ACP mode under Zed and other ACP clients), Qwen Code, Code
+// Assist / Gemini API, Vertex AI and DashScope errors drawn from threads no
+// earlier set used, and committed before the classifier saw them
+// (testdata/heldout28/README.md).
+func TestHeldoutTwentyEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 28, "twenty-eighth held-out set")
+}

@@ -169,7 +169,11 @@ var quotaRules = []rule{
 	// Gemini Code Assist's "You have exhausted your capacity on this model.
 	// Your quota will reset after 53s.": a reset within a few minutes is a
 	// rate window; wait the stated time and retry. Longer is a plan quota
-	// (quota.daily below).
+	// (quota.daily below). "after 0s" is a window that has already reopened
+	// (the message rounds down: its quotaResetDelay says "579.276118ms",
+	// catalogue gemini-cli-capacity-reset-0s-sub-second): retry now, or after
+	// the precise RetryInfo/quotaResetDelay when the body states one within
+	// the second the message rounded away.
 	{id: "google.capacity_short_reset.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		gate: []string{"quota will reset after "},
 		match: func(s *scan) int {
@@ -177,7 +181,7 @@ var quotaRules = []rule{
 			if i < 0 {
 				return -1
 			}
-			if d, _, ok := parseHumanDuration(s.low[i+len("quota will reset after "):]); ok && d > 0 && d <= shortReset {
+			if d, _, ok := parseHumanDuration(s.low[i+len("quota will reset after "):]); ok && d >= 0 && d <= shortReset {
 				return i
 			}
 			return -1
@@ -185,6 +189,9 @@ var quotaRules = []rule{
 		hint: func(s *scan, c Classification) Classification {
 			i := strings.LastIndex(s.low, "quota will reset after ")
 			if d, _, ok := parseHumanDuration(s.low[i+len("quota will reset after "):]); ok {
+				if _, p, ok := googleStatedDelay(s.low); ok && p >= d && p < d+time.Second {
+					d = p
+				}
 				c.RetryAfter = new(d)
 			}
 			return c

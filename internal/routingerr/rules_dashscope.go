@@ -51,6 +51,24 @@ var dashscopeRules = []rule{
 			}
 			return -1
 		}},
+	// InvalidParameter (400): "Use the error message to check the specified
+	// parameters, request format, and API requirements" (the error-code
+	// page): the request itself is wrong — a tool call's arguments that are
+	// not JSON, incremental_output or enable_thinking set against what the
+	// model supports, a required parameter missing — and is rejected again
+	// on a replay, whatever status a relay wraps it in (OpenRouter's 502
+	// "error.provider_unavailable" around "Upstream error from Alibaba:
+	// <400> InternalError.Algo.InvalidParameter: …"). In the code's own
+	// forms only: the native "code":"InvalidParameter" and the
+	// compatible-mode "InternalError.Algo.InvalidParameter". Its messages
+	// that other rules read better are left to them: "Range of input
+	// length" (generic.context_overflow, later in the table), inappropriate
+	// content (generic.content_policy), tool_calls without tool messages
+	// (resume, earlier); "Model not exist." is a model to change. Catalogue
+	// alibaba.jsonl dashscope-invalid-parameter-*.
+	{id: "dashscope.invalid_parameter.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any:  append(dashscopeCode("InvalidParameter"), "internalerror.algo.invalidparameter"),
+		none: []string{"model not exist", "range of input length", "inappropriate content"}},
 	// InvalidApiKey: "Invalid API-key provided." (401).
 	{id: "dashscope.invalid_api_key.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: append(dashscopeCode("InvalidApiKey"), "invalid api-key provided")},

@@ -79,7 +79,16 @@ var googleRules = []rule{
 			// specify GOOGLE_CLOUD_PROJECT …", "Failed to onboard to Gemini Code
 			// Assist with this project".
 			"google_cloud_project environment variable not found", "must specify a google_cloud_project",
-			"must specify google_cloud_project", "failed to onboard to gemini code assist"}},
+			"must specify google_cloud_project", "failed to onboard to gemini code assist",
+			// The Code Assist relays built on Gemini CLI's OAuth (Gemini-CLI-2-API
+			// and its AIClient-2-API forks, src/gemini/gemini-core.js
+			// discoverProjectAndModels) end a failed loadCodeAssist/onboardUser
+			// with "Could not discover a valid Google Cloud Project ID." (and
+			// "… because no Gemini OAuth credentials were loaded. Configure
+			// PROJECT_ID explicitly …"), which they then serve as a 500
+			// INTERNAL: set the project, a replay discovers nothing new
+			// (catalogue relays-code-assist-no-project-id-500).
+			"could not discover a valid google cloud project", "configure project_id explicitly"}},
 	// The project's Code Assist license is not the one chosen
 	// (LicenseMismatchError, earlier setup.ts: "License type mismatch
 	// detected. You selected: … But the server returned: …").
@@ -93,6 +102,12 @@ var googleRules = []rule{
 	// is not authorized to access your account").
 	{id: "gemini.sign_in_failed.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"failed to sign in. message:", "failed to login. message:", "error authenticating:",
+			// The same sign-in failure without "Message:" (an ACP client or a
+			// wrapper that prints the reason after the sentence): "Failed to
+			// sign in. This client is no longer supported for Gemini Code
+			// Assist for individuals. …" (catalogue
+			// gemini-cli-sign-in-client-unsupported).
+			"failed to sign in.", "this client is no longer supported for gemini code assist",
 			"failed to exchange authorization code for tokens", "failed to authenticate with user code",
 			"fatalauthenticationerror", "is not authorized to access your account", "not yet authorized to access your account",
 			// oauth2.ts's browser and device flows: the callback server, the

@@ -996,7 +996,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("If the server is overloaded or not ready yet, the probe fails.")},
 	},
 	"google.capacity_short_reset.v1": {
-		pos: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 45s.")},
+		pos: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 45s."),
+			txt("You have exhausted your capacity on this model. Your quota will reset after 0s.")},
 		neg: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 19h5m27s."),
 			txt("Your quota will reset after midnight.")},
 	},
@@ -1360,6 +1361,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`[error] Request Failed: 413 {"statusCode":413,"message":"request entity too large"}`)},
 		neg: []Evidence{txt("<html><head><title>413 Request Entity Too Large</title></head><body><center>nginx</center></body></html>"),
 			txt(`Request Failed: 400 {"error":{"message":"The requested model is not supported."}}`)},
+	},
+	"dashscope.invalid_parameter.v1": {
+		pos: []Evidence{txt(`Error calling LLM: litellm.BadRequestError: DashscopeException - <400> InternalError.Algo.InvalidParameter: The "function.arguments" parameter of the code model must be in JSON format.`),
+			txt(`{"type":"error.provider_unavailable","httpStatus":502,"message":"Upstream error from Alibaba: <400> InternalError.Algo.InvalidParameter: The tool call is not supported."}`),
+			txt(`{"code":"InvalidParameter","message":"This model only support stream mode, please enable the stream parameter to access the model."}`)},
+		neg: []Evidence{txt(`{"code":"InvalidParameter","message":"Model not exist."}`),
+			txt("400 <400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 30720]"),
+			txt("the request had an invalid parameter"), txt(`{"code":"InvalidApiKey","message":"Invalid API-key provided."}`)},
 	},
 }
 
