@@ -186,13 +186,15 @@ func (s *Service) afterGateLocked(gr *gateRT, now time.Time) {
 		s.log.Info("overload gate "+string(snap.State), zap.String("gate", key), zap.Int("waiting", snap.Waiting))
 	}
 	gr.pub, gr.pubRev, gr.pubAt = snap, g.Rev(), now
-	if payload, err := json.Marshal(map[string]any{"gate": gr.info(snap)}); err == nil {
-		s.tasks.publish(Notification{Action: actionGateUpdated, Payload: payload, At: now})
-	}
 	if transition {
 		// Watched waiting sessions show the new probe time now; the others
-		// are brought up to date when someone subscribes.
+		// are brought up to date when someone subscribes. Started before
+		// the change is published, so a Close by whoever saw it still
+		// waits for the refresh instead of skipping it.
 		s.goTurn(func() { s.refreshWatchedNotices(key) })
+	}
+	if payload, err := json.Marshal(map[string]any{"gate": gr.info(snap)}); err == nil {
+		s.tasks.publish(Notification{Action: actionGateUpdated, Payload: payload, At: now})
 	}
 }
 
