@@ -15,7 +15,7 @@ import "fmt"
 
 const (
 	maxTracked  = 80 // keywords whose last position the scan records
-	maxKeywords = 32 * 64
+	maxKeywords = 40 * 64
 	denseDepth  = 8 // states up to this depth get dense rows
 	outFlag     = 1 << 15
 	stateMask   = outFlag - 1
