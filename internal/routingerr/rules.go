@@ -553,7 +553,9 @@ func boxContinues(low string, j int) bool {
 // isCauseLine: the line at the start of s is Claude Code's cause line under
 // a retry line: "⎿", then an error name, a space and "(".
 func isCauseLine(s string) bool {
-	s = strings.TrimLeft(s, " \t")
+	// A paste quoted in a reply keeps the markdown quote marker ("> ⎿
+	// TypeError (fetch failed)"): still the cause line under the retry.
+	s = strings.TrimLeft(s, " \t>")
 	if !strings.HasPrefix(s, "⎿") {
 		return false
 	}
