@@ -198,6 +198,13 @@ var anthropicRules = []rule{
 	// fails again until it is compacted away.
 	{id: "anthropic.image_dimensions.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"exceeds the dimension limit", "image dimensions exceed", "for many-image requests"}},
+	// Claude Code's own check before it sends (2.1.112 cli.js ImageSizeError):
+	// "Image base64 size (6.2MB) exceeds API limit (5MB). Please resize the
+	// image before sending.", "2 images exceed the API limit (5MB): … Please
+	// resize these images before sending.": the image is in the history, so
+	// the same request fails again.
+	{id: "claude_code.image_size.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"please resize the image before sending", "please resize these images before sending", "images exceed the api limit"}},
 	// "Request too large (max 30 MB)"; OpenAI's per-minute wording is a
 	// different failure (rules_openai.go).
 	{id: "anthropic.request_too_large.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.9,
@@ -238,6 +245,11 @@ var anthropicRules = []rule{
 	// disabled for your org": an admin's policy.
 	{id: "claude_code.org_policy.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"this service is disabled for your org"}},
+	// The API's 403 for a revoked OAuth token, as any client prints it
+	// ("Access forbidden (403): OAuth token has been revoked. …"): Claude
+	// Code 2.1.112 maps a 403 whose body says so to authentication_failed.
+	{id: "anthropic.oauth_revoked.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
+		any: []string{"oauth token has been revoked"}},
 	{id: "anthropic.credit_balance.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.95,
 		any: []string{"credit balance is too low", "credit balance too low"}},
 	{id: "claude_code.not_logged_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

@@ -448,6 +448,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.3.content.1.image.source.base64.data: image dimensions exceed max allowed size for many-image requests: 2000 pixels"}}`)},
 		neg: []Evidence{txt("image dimensions: 2000x1000"), txt("many images were attached")},
 	},
+	"claude_code.image_size.v1": {
+		pos: []Evidence{txt("Image base64 size (9.1MB) exceeds API limit (5MB). Please resize the image before sending.")},
+		neg: []Evidence{txt("please resize the window"), txt("image size: 5MB")},
+	},
+	"anthropic.oauth_revoked.v1": {
+		pos: []Evidence{status(403, "OAuth token has been revoked. Please obtain a new token.")},
+		neg: []Evidence{txt("oauth token has been refreshed")},
+	},
 	"anthropic.timeout_error.v1": {
 		pos: []Evidence{txt(`RequestTimeoutError: 408 {"type":"error","error":{"type":"timeout_error","message":"Request timeout"}}`)},
 		neg: []Evidence{txt("timeout_error_count: 0"), txt(`{"type":"timeout"}`)},
