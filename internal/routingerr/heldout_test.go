@@ -338,3 +338,12 @@ func TestHeldoutTwentyEighth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 28, "twenty-eighth held-out set")
 }
+
+// TestHeldoutTwentyNinth measures testdata/heldout29: 52 real errors from
+// Claude Code, the ACP clients running it, the Anthropic API as other
+// clients print it, and Bedrock, committed before the classifier saw them
+// (testdata/heldout29/README.md).
+func TestHeldoutTwentyNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 29, "twenty-ninth held-out set")
+}
