@@ -347,3 +347,13 @@ func TestHeldoutTwentyNinth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 29, "twenty-ninth held-out set")
 }
+
+// TestHeldoutThirtyFirst measures testdata/heldout31: 53 real errors from
+// the Codex CLI, app, IDE extension and codex-acp, OpenAI-compatible relays
+// and the OpenAI / Azure OpenAI APIs as other clients print them, from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout31/README.md).
+func TestHeldoutThirtyFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 31, "thirty-first held-out set")
+}
