@@ -334,7 +334,8 @@ func isErrorShaped(line string) bool {
 	return strings.Contains(line, `"error"`) || strings.Contains(line, `"error\"`) || strings.Contains(line, `"message\"`) ||
 		strings.Contains(line, "error:") ||
 		strings.Contains(line, "api error") || strings.Contains(line, "exception") ||
-		strings.Contains(line, `"message"`) || strings.HasPrefix(strings.TrimSpace(line), "error")
+		strings.Contains(line, `"message"`) || strings.HasPrefix(strings.TrimSpace(line), "error") ||
+		strings.Contains(line, "stream disconnected before completion:")
 }
 
 // statusIs matches an effective HTTP status in [lo, hi].

@@ -289,10 +289,26 @@ var openaiRules = []rule{
 	{id: "codex.context_window.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"out of room in the model's context window", "exceeds the context window"}},
 	// The history holds a tool call without its output: replaying the same
-	// history fails the same way.
+	// history fails the same way. Also a reasoning item sent by id without
+	// the item that must follow it ("Item 'rs_...' of type 'reasoning' was
+	// provided without its required following item.", the Responses API 400
+	// openai-agents-python's docs/running_agents.md names for its
+	// reasoning_item_id_policy; catalogue openai-api
+	// openai-api-reasoning-without-following-item).
 	{id: "openai.no_tool_output.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"no tool output found for function call", "no tool call found for function call output",
-			"without its required 'reasoning' item", "without its required reasoning item"}},
+			"without its required 'reasoning' item", "without its required reasoning item", "without its required following item"}},
+	// The Responses API's 404 for an item the request refers to but the
+	// server never kept: "Item with id 'rs_…' not found. Items are not
+	// persisted when `store` is set to false. Try again with `store` set to
+	// true, or remove this item from your input." The history replays an
+	// id instead of the item, so the same input 404s again; CLIProxyAPI's
+	// conductor (isRequestScopedNotFoundMessage, isRequestInvalidError)
+	// reads it as a caller-side request-shape failure, not a missing model.
+	// Read before the bare 404, which would say the model does not exist.
+	// Catalogue relays relays-cliproxy-item-not-persisted-404.
+	{id: "openai.item_not_persisted.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
+		any: []string{"items are not persisted when"}},
 
 	// No credits or no plan: insufficient_quota and its codes; the ChatGPT
 	// backend's 429 {"error":{"type":"usage_not_included"}} (codex-rs's

@@ -424,6 +424,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`unexpected status 400 Bad Request: {"error":{"message":"No tool output found for function call call_x."}}`)},
 		neg: []Evidence{txt("tool output found")},
 	},
+	"openai.item_not_persisted.v1": {
+		pos: []Evidence{status(404, `{"error":{"message":"Item with id 'rs_1' not found. Items are not persisted when `+"`store`"+` is set to false.","type":"invalid_request_error"}}`)},
+		neg: []Evidence{txt("Item with id 42 not found"), txt("items are persisted to disk")},
+	},
 	"claude_code.no_claude_access.v1": {
 		pos: []Evidence{txt("Your organization does not have access to Claude. Please login again or contact your administrator.")},
 		neg: []Evidence{txt("the sandbox does not have access to the claude config dir"), txt("please contact your administrator")},
@@ -749,7 +753,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("rate_limit_error")},
 	},
 	"openai.engine_overloaded.v1": {
-		pos: []Evidence{status(503, `{"error":{"message":"The engine is currently overloaded, please try again later.","type":"server_error"}}`)},
+		pos: []Evidence{status(503, `{"error":{"message":"The engine is currently overloaded, please try again later.","type":"server_error"}}`),
+			// codex-rs's CodexErr::Stream wraps the server's own message.
+			txt("stream disconnected before completion: Our servers are currently overloaded. Please try again later.")},
 		neg: []Evidence{txt("I think the engine is currently overloaded, so I waited.")},
 	},
 	"openai.model_overloaded.v1": {
