@@ -348,6 +348,15 @@ func TestHeldoutTwentyNinth(t *testing.T) {
 	measureLaterSet(t, 29, "twenty-ninth held-out set")
 }
 
+// TestHeldoutThirtieth measures testdata/heldout30: 60 real transport
+// (Node/undici/Bun, Go, Python), JSON-RPC/ACP client and editor-wrapper
+// (cline, Roo Code, Kilo Code, Continue, aider) errors, committed before
+// the classifier saw them (testdata/heldout30/README.md).
+func TestHeldoutThirtieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 30, "thirtieth held-out set")
+}
+
 // TestHeldoutThirtyFirst measures testdata/heldout31: 53 real errors from
 // the Codex CLI, app, IDE extension and codex-acp, OpenAI-compatible relays
 // and the OpenAI / Azure OpenAI APIs as other clients print them, from

@@ -447,6 +447,16 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if retriesEndWords(lineWindow(low, j, 80, 200)) {
 			continue
 		}
+		// aider's backoff notice, a line of its own under the error it
+		// retries (aider 0.5–0.8 on_backoff: "Retry in {wait} seconds.";
+		// 0.10–0.50 sendchat.py: "{exception}\nRetry in {wait:.1f}
+		// seconds."): the line is the verb and its delay and nothing else.
+		// Not "Please retry in 39.8s." or "… Retry in 20 seconds or contact
+		// support": a provider's hint inside its message.
+		if d, ok := retryInLine(low, j, rest); ok {
+			best, delay = j, d
+			break
+		}
 		if leadingCounter(rest, true) {
 			// The wait it states after the cause: "⟳ Retry 1/10 after
 			// UND_ERR_SOCKET: fetch failed, waiting 930ms" (a VS Code chat
@@ -497,6 +507,24 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, 0
 	}
 	return best, delay
+}
+
+// retryInLine: the "retry " at j opens its line (blanks aside) and rest,
+// the line after it, is "in <duration>" ended by a stop and nothing else:
+// "Retry in 0.5 seconds.". It returns the duration.
+func retryInLine(low string, j int, rest string) (time.Duration, bool) {
+	r, ok := strings.CutPrefix(rest, "in ")
+	if !ok {
+		return 0, false
+	}
+	if strings.TrimLeft(low[strings.LastIndexByte(low[:j], '\n')+1:j], " \t") != "" {
+		return 0, false
+	}
+	d, n, ok := parseHumanDuration(r)
+	if !ok || d <= 0 || strings.Trim(r[n:], ".…! \r") != "" {
+		return 0, false
+	}
+	return d, true
 }
 
 // bareRetryNotice: s, the words after "retrying" to the end of the line,
