@@ -159,7 +159,11 @@ var (
 		"has been deprecated", "has been retired", "has been decommissioned", "name is not valid"}
 	accessVerbs = []string{"don't have access", "do not have access", "no access", "not allowed to use",
 		// "Your organization does not have access to this model".
-		"doesn't have access", "does not have access", "not authorized to use"}
+		"doesn't have access", "does not have access", "not authorized to use",
+		// A pool with no account on a plan that serves the model (codex-lb's
+		// NO_PLAN_SUPPORT_FOR_MODEL: "No accounts with a plan supporting
+		// model '<model>'"): another model or plan, not a replay.
+		"with a plan supporting"}
 	modelStops = []string{"try again", "later", "temporarily", "currently", "overloaded", "capacity", "busy",
 		"output", "response", "json", "content", "retry", "quota", "rate limit", "context", "parameter"}
 	// A local model without tool calling (Ollama: "<name> does not support

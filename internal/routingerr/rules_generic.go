@@ -23,7 +23,7 @@ var genericRules = []rule{
 	// when a wrapper keeps it but drops the type ("HTTP 429: The usage limit
 	// has been reached"): a usage limit said to be reached, in either order.
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		gate: []string{"hit your ", "reached your usage limit", "usage limit", "limit will reset at", "out of extra usage"},
+		gate: []string{"hit your ", "reached your usage limit", "usage limit", "limit will reset at", "out of extra usage", "out of codex messages"},
 		match: func(s *scan) int {
 			if i := strings.Index(s.low, "reached your usage limit"); i >= 0 {
 				return i
@@ -34,7 +34,9 @@ var genericRules = []rule{
 					return i
 				}
 			}
-			for _, k := range []string{"limit will reset at", "out of extra usage"} {
+			// The Codex app's banner "You’re out of Codex messages" (its
+			// rate-limit-reset modal, codex.rateLimitResetModal.heading.rateLimitReached).
+			for _, k := range []string{"limit will reset at", "out of extra usage", "out of codex messages"} {
 				if i := strings.Index(s.low, k); i >= 0 {
 					return i
 				}
@@ -200,6 +202,26 @@ var genericRules = []rule{
 // statusRules read the HTTP status: a structured one from Evidence first,
 // else one introduced by a marker in error text (see status.go).
 var statusRules = []rule{
+	// codex-rs's own line for a refused request (UnexpectedResponseError
+	// "unexpected status 401 Unauthorized: {body}, url: …";
+	// RetryLimitReachedError "exceeded retry limit, last status: 401
+	// Unauthorized"): the credential or the account was refused, whatever
+	// the paste shows after it; a later "stream disconnected before
+	// completion: error sending request …" is the retry that followed, not a
+	// separate outage. In the user band but listed here, so it runs after
+	// every user rule that names the refusal better (region, challenge,
+	// workspace) and before the transport band.
+	{id: "codex.status_unauthorized.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		any: []string{"unexpected status 401 unauthorized", "last status: 401 unauthorized"}},
+	{id: "codex.status_forbidden.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.8,
+		any: []string{"unexpected status 403 forbidden", "last status: 403 forbidden"}},
+	// reqwest's Kind::Builder ("builder error", " for url (…)" when known):
+	// the request could not be built (a URL that does not parse, an API key
+	// or header value with a character HTTP forbids). Nothing was sent, and
+	// the same configuration builds the same bad request, even inside
+	// Codex's "stream disconnected before completion: …".
+	{id: "net.reqwest_builder.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.75,
+		any: []string{"builder error"}},
 	// A wrapper that turns any exception into an HTTP error puts a language
 	// runtime's own programming error where the provider's message goes:
 	// litellm raises "RateLimitError: Error code: 429 - {'error': {'message':

@@ -912,8 +912,21 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("the handler returned 429 when the bucket was empty"), txt("it responded with 429 requests queued")},
 	},
 	"http.auth.401.v1": {
-		pos: []Evidence{status(401, "unauthorized"), txt("unexpected status 401 Unauthorized")},
+		pos: []Evidence{status(401, "unauthorized"), txt("API error: 401 Unauthorized")},
 		neg: []Evidence{txt("sent 401 bytes")},
+	},
+	"codex.status_unauthorized.v1": {
+		pos: []Evidence{txt("unexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"},\n\nstream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses)"),
+			txt("exceeded retry limit, last status: 401 Unauthorized, request id: 9a1b")},
+		neg: []Evidence{txt("expected status 401 when unauthorized"), txt("unexpected status 400 Bad Request")},
+	},
+	"codex.status_forbidden.v1": {
+		pos: []Evidence{txt("unexpected status 403 Forbidden: Unknown error, url: https://chatgpt.com/backend-api/codex/responses\nstream disconnected before completion: error sending request")},
+		neg: []Evidence{txt("a 403 forbidden page"), txt("unexpected status 404 Not Found")},
+	},
+	"net.reqwest_builder.v1": {
+		pos: []Evidence{txt("stream disconnected before completion: builder error"), txt("builder error for url (https://api.openai.com/v1/responses)")},
+		neg: []Evidence{txt("error sending request for url (https://api.openai.com/v1/responses)"), txt("the query builder failed")},
 	},
 	"http.billing.402.v1": {
 		pos: []Evidence{status(402, "payment required")},
