@@ -329,6 +329,15 @@ func TestHeldoutTwentySixth(t *testing.T) {
 	measureLaterSet(t, 26, "twenty-sixth held-out set")
 }
 
+// TestHeldoutTwentySeventh measures testdata/heldout27: 48 real Codex CLI /
+// app / IDE extension, codex-acp, OpenAI, Azure OpenAI and relay errors
+// drawn from threads no earlier set used, and committed before the
+// classifier saw them (testdata/heldout27/README.md).
+func TestHeldoutTwentySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 27, "twenty-seventh held-out set")
+}
+
 // TestHeldoutTwentyEighth measures testdata/heldout28: 61 real Gemini CLI
 // (including its ACP mode under Zed and other ACP clients), Qwen Code, Code
 // Assist / Gemini API, Vertex AI and DashScope errors drawn from threads no
