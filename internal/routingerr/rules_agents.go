@@ -530,6 +530,18 @@ var sharedRules = []rule{
 				off = end
 			}
 		}},
+	// Invalid params (-32602) and Invalid Request (-32600) written into
+	// text by a client that logged the JSON-RPC error object as it got it:
+	// codecompanion.nvim (acp/init.lua handle_rpc_message logs every error
+	// but -32603 through vim.inspect: "[acp::handle_rpc_message] Error: {\n
+	// code = -32602, …"), a JS console ("code: -32602"), raw JSON
+	// ("\"code\":-32602"). The request itself is malformed (the ACP SDKs
+	// send zod's validation as data), so the same request fails again.
+	// Late, so words that say more (a session that is gone, a model) decide
+	// first.
+	{id: "jsonrpc.invalid_params_text.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.6,
+		gate:  []string{"-32602", "-32600"},
+		match: func(s *scan) int { return rpcCodeField(s.low, "-32602", "-32600") }},
 	// ACP auth_required (-32000) when the message is about signing in.
 	{id: "acp.auth_required_code.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
 		gate: []string{"auth", "subscription", "login", "sign in", "credential", "api key"},
@@ -589,4 +601,32 @@ func googleStatedDelay(low string) (int, time.Duration, bool) {
 		}
 	}
 	return -1, 0, false
+}
+
+// rpcCodeField is the offset of one of the codes written as a JSON-RPC
+// error's code field ("code = -32602" in a Lua inspect, "code: -32602",
+// "\"code\":-32602", "\"code\": -32602"), bounded so that -326020 is no
+// code, or -1.
+func rpcCodeField(low string, codes ...string) int {
+	for _, c := range codes {
+		for off := 0; ; {
+			i := strings.Index(low[off:], c)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(c)
+			off = end
+			if end < len(low) && isDigit(low[end]) {
+				continue
+			}
+			pre := strings.TrimRight(low[max(0, i-10):i], " ")
+			pre = strings.TrimRight(pre, ":=")
+			pre = strings.TrimRight(pre, " ")
+			if strings.HasSuffix(pre, "code") || strings.HasSuffix(pre, `"code"`) {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -1149,6 +1149,16 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Provider server error. Something is wrong on the provider side, there's nothing wrong with your request.")},
 		neg: []Evidence{txt("something is wrong with your request")},
 	},
+	"continue.local_server_down.v1": {
+		pos: []Evidence{txt("Error: Unable to connect to local Ollama instance. Ollama may not be running."),
+			txt("Unable to connect to local Lemonade instance. Lemonade may not be installed or may not be running.")},
+		neg: []Evidence{txt("connect to local instance"), txt("Ollama instance is local")},
+	},
+	"jsonrpc.invalid_params_text.v1": {
+		pos: []Evidence{txt("[acp::handle_rpc_message] Error: {\n  code = -32602,\n  message = \"Invalid params\"\n}"),
+			txt("Error handling request { code: -32600, message: 'Invalid Request' }"), txt(`{"code": -32602,"message":"bad"}`)},
+		neg: []Evidence{txt("listening on port 32602"), txt("code = -326020"), txt("ids -32602 and up")},
+	},
 	"zed.provider_unavailable.v1": {
 		pos: []Evidence{txt("OpenAI's servers are temporarily unavailable. Zed will retry automatically. If the problem persists, check the provider's status page.")},
 		neg: []Evidence{txt("servers are temporarily in maintenance mode on Sundays")},

@@ -55,6 +55,18 @@ var toolRules = []rule{
 	{id: "roo.provider_server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,
 		any: []string{"something is wrong on the provider side"}},
 
+	// Continue's own words for a local model server that refused the
+	// connection (core/llm/index.ts fetch: ECONNREFUSED to
+	// 127.0.0.1:11434 becomes "Unable to connect to local Ollama instance.
+	// Ollama may not be running." / "… may not be installed or may not
+	// running."; to localhost:8000 "Unable to connect to local Lemonade
+	// instance. …"; 0.8.25–0.8.x: "Failed to connect to local Ollama
+	// instance. To start Ollama, first download it at https://ollama.ai."):
+	// the server is not started or not installed, which a replay does not
+	// change.
+	{id: "continue.local_server_down.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"connect to local ollama instance", "connect to local lemonade instance"}},
+
 	// Zed's agent panel callout for a provider's overload or 5xx after its
 	// retries (agent_ui, ServerOverloaded: "{provider}'s servers are
 	// temporarily unavailable. Zed will retry automatically. If the problem
