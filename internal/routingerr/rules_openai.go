@@ -46,11 +46,16 @@ var openaiRules = []rule{
 	// error follows. "Timed out waiting for 60000 ms" is not a wait: the
 	// line must say it retries or that it was rate-limited.
 	{id: "wrapper.retry_wait.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
-		gate:  []string{"retry attempt", "waiting "},
+		gate:  append([]string{"retry attempt", "waiting "}, sleepBeforeRetry...),
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			if i := wrapperRetryAttempt(s.low); i >= 0 && !s.retriesOver(i) {
 				return i
+			}
+			for _, k := range sleepBeforeRetry {
+				if i := s.index(k, true); i >= 0 && !s.retriesOver(i) {
+					return i
+				}
 			}
 			if i, _ := wrapperWait(s.low); i >= 0 && !s.retriesOver(i) {
 				return i
@@ -442,7 +447,15 @@ func bareLine(low, msg string) int {
 // codexRecoveryNotices are codex-rs's notices while it retries a turn in
 // another way (codex.recovery_notice.v1).
 var codexRecoveryNotices = []string{"retrying the full request", "stream connection failed; waiting to retry",
-	"reconnecting... waiting for network", "falling back from websockets to https"}
+	"reconnecting... waiting for network", "falling back from websockets to https",
+	// codex-api's log line when the Responses websocket handshake is
+	// refused with 426 Upgrade Required (endpoint/responses_websocket.rs
+	// connect_websocket: error! "failed to connect to websocket: {err}, url:
+	// {url}", tungstenite's "HTTP error: 426 Upgrade Required"):
+	// core/src/client.rs takes exactly that status as
+	// WebsocketStreamOutcome::FallbackToHttp and sends the turn over HTTPS.
+	// Catalogue codex codex-ws-426-fallback-log, codex-ws-426-fallback-log-bare.
+	"failed to connect to websocket: http error: 426"}
 
 // codexFallbackDenied: the recovery notice k at i is codex-rs's WarningEvent
 // "Falling back from WebSockets to HTTPS transport. {err:#}", and err, on
@@ -493,6 +506,15 @@ func wrapperRetryAttempt(low string) int {
 // "Waiting 20s before retrying" or "Rate limit exceeded. Waiting for 10
 // seconds.", the last one in low: its offset and the wait, or -1 when there
 // is none.
+// sleepBeforeRetry: a wrapper's own line that it sleeps and tries again,
+// with no delay in it: the tenacity before_sleep hooks of
+// Azure-Samples/azure-search-openai-demo (prepdocslib/embeddings.py:
+// "Rate limited on the OpenAI embeddings API, sleeping before
+// retrying...", "Rate limited on the Vision embeddings API, …"). The
+// request is being retried (wrapper.retry_wait.v1, no hint); catalogue
+// wrappers azure-search-demo-vision-sleeping-before-retrying.
+var sleepBeforeRetry = []string{"sleeping before retr"}
+
 func wrapperWait(low string) (int, time.Duration) {
 	i := strings.LastIndex(low, "waiting ")
 	if i < 0 {

@@ -1234,11 +1234,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("mid-stream errors are retried")},
 	},
 	"wrapper.retry_wait.v1": {
-		pos: []Evidence{txt("Rate limit hit. Waiting 30 seconds before retrying...")},
+		pos: []Evidence{txt("Rate limit hit. Waiting 30 seconds before retrying..."),
+			txt("Rate limit exceeded. Sleeping before retrying...")},
 		neg: []Evidence{txt("kotlinx.coroutines.TimeoutCancellationException: Timed out waiting for 60000 ms"),
 			txt("net/http: request canceled while waiting for connection"),
 			txt("Call to GPT failed due to rate limit, retry attempt 1 of 5\nRateLimitError: Retry limit exceeded"),
-			txt("set the retry attempt count to 3 in config.toml")},
+			txt("set the retry attempt count to 3 in config.toml"),
+			txt("Rate limited on the OpenAI API, sleeping before retrying...\nopenai.RateLimitError: Error code: 429 - final")},
 	},
 	"litellm.no_deployments.v1": {
 		pos: []Evidence{txt("litellm.RateLimitError: No deployments available for selected model, Try again in 5 seconds. Passed model=gpt-4o")},
@@ -1296,8 +1298,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"codex.recovery_notice.v1": {
 		pos: []Evidence{txt("Previous response was not found. Retrying the full request."),
-			txt("Falling back from WebSockets to HTTPS transport. unexpected status 401 Unauthorized: , url: wss://chatgpt.com/backend-api/codex/responses")},
-		neg: []Evidence{txt("Previous response was not found. Retrying the full request.\nYou've hit your usage limit. Try again later."),
+			txt("Falling back from WebSockets to HTTPS transport. unexpected status 401 Unauthorized: , url: wss://chatgpt.com/backend-api/codex/responses"),
+			txt("failed to connect to websocket: HTTP error: 426 Upgrade Required, url: wss://example.test/v1/responses")},
+		neg: []Evidence{txt("failed to connect to websocket: HTTP error: 404 Not Found, url: wss://example.test/v1/responses"),
+			txt("Previous response was not found. Retrying the full request.\nYou've hit your usage limit. Try again later."),
 			txt("Falling back from WebSockets to HTTPS transport. unexpected status 403 Forbidden: Country, region, or territory not supported, url: wss://chatgpt.com/backend-api/codex/responses"),
 			{ExitStatus: "exit status 1", Err: "stream connection failed; waiting to retry"}, txt("waiting to retry the build")},
 	},
