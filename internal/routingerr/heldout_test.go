@@ -375,3 +375,12 @@ func TestHeldoutThirtyFirst(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 31, "thirty-first held-out set")
 }
+
+// TestHeldoutThirtyFourth measures testdata/heldout34: 50 real errors from
+// AWS Bedrock and Vertex AI through any client, and Google API errors as
+// other clients print them, from threads no earlier set used, committed
+// before the classifier saw them (testdata/heldout34/README.md).
+func TestHeldoutThirtyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 34, "thirty-fourth held-out set")
+}
