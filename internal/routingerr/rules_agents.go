@@ -368,6 +368,11 @@ var sharedRules = []rule{
 			// authentication in header".
 			"missing bearer", "missing authentication", "must be a member of an organization", "unauthenticated",
 			"invalid api key", "api key is invalid", "no api key",
+			// A client that has no key to send: jetbrains-cc-gui's ai-bridge
+			// ("[ERROR] API Key not configured.", then throw new
+			// Error('API Key not configured')); catalogue
+			// wrappers jetbrains-cc-gui-api-key-not-configured{,-thrown}.
+			"api key not configured",
 			// A key refused in other words: "The API key you provided is
 			// invalid.", "Your API key has been revoked."
 			"key you provided is invalid", "api key has been revoked", "api key was revoked",

@@ -120,7 +120,13 @@ var bedrockRules = []rule{
 
 	{id: "bedrock.validation.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
 		any: []string{"validationexception", "malformed input request", "the model returned the following errors",
-			"input fails to satisfy the constraints specified by the service"},
+			"input fails to satisfy the constraints specified by the service",
+			// AWS's own constraint message, which wrappers relay without the
+			// exception name (litellm's BedrockException - {"message":"…"}):
+			// "1 validation error detected: Value 'x' at 'role' failed to
+			// satisfy constraint: Member must satisfy regular expression
+			// pattern: …"; catalogue bedrock aws-validation-constraint-message.
+			"failed to satisfy constraint: member must"},
 		none: []string{"overloaded"}},
 	// The AWS SDK for JavaScript v3 without a region (@smithy/config-resolver:
 	// "Region is missing"); the AI SDK's Bedrock provider says the same in

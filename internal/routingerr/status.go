@@ -67,6 +67,12 @@ var statusMarkers = []string{
 	// error; no more retries left"), as Claude Code prints it with
 	// ANTHROPIC_LOG=debug.
 	"failed with status ",
+	// The same SDKs' older core.ts debug line for the final error, printed
+	// with DEBUG=true as console.log(`Anthropic:DEBUG:${action}`, …):
+	// debug(`response (error; ${retryMessage})`, response.status, url, …)
+	// where retryMessage is "(error; not retryable)" or "(error; no more
+	// retries left)" — the SDK has stopped, the status decides.
+	"; not retryable)) ", "; no more retries left)) ",
 	// Gemini CLI's Chinese UI (locales/zh/errors.json api.prefix and
 	// prefixWithStatus): "[API 错误: {{message}}]", "[API 错误: {{message}}
 	// (状态: {{status}})]".
