@@ -376,6 +376,15 @@ func TestHeldoutThirtyFirst(t *testing.T) {
 	measureLaterSet(t, 31, "thirty-first held-out set")
 }
 
+// TestHeldoutThirtyThird measures testdata/heldout33: 44 real errors from
+// the Claude Code CLI, SDK / ACP wrappers running it, and the Anthropic API
+// as other clients print it, from threads no earlier set used, committed
+// before the classifier saw them (testdata/heldout33/README.md).
+func TestHeldoutThirtyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 33, "thirty-third held-out set")
+}
+
 // TestHeldoutThirtyFourth measures testdata/heldout34: 50 real errors from
 // AWS Bedrock and Vertex AI through any client, and Google API errors as
 // other clients print them, from threads no earlier set used, committed
