@@ -376,6 +376,15 @@ func TestHeldoutThirtyFirst(t *testing.T) {
 	measureLaterSet(t, 31, "thirty-first held-out set")
 }
 
+// TestHeldoutThirtySecond measures testdata/heldout32: 40 real errors from
+// Gemini CLI, Qwen Code, opencode, Code Assist / Gemini API, Vertex AI and
+// DashScope, from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout32/README.md).
+func TestHeldoutThirtySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 32, "thirty-second held-out set")
+}
+
 // TestHeldoutThirtyThird measures testdata/heldout33: 44 real errors from
 // the Claude Code CLI, SDK / ACP wrappers running it, and the Anthropic API
 // as other clients print it, from threads no earlier set used, committed
