@@ -88,7 +88,13 @@ var googleRules = []rule{
 			// PROJECT_ID explicitly …"), which they then serve as a 500
 			// INTERNAL: set the project, a replay discovers nothing new
 			// (catalogue relays-code-assist-no-project-id-500).
-			"could not discover a valid google cloud project", "configure project_id explicitly"}},
+			"could not discover a valid google cloud project", "configure project_id explicitly",
+			// GewoonJaap/gemini-cli-openai (src/gemini-client.ts
+			// discoverProjectId) rethrows any loadCodeAssist failure as "Could
+			// not discover project ID. Make sure you're authenticated and consider
+			// setting GEMINI_PROJECT_ID." (catalogue
+			// relays-gemini-cli-openai-no-project-id).
+			"could not discover project id"}},
 	// The project's Code Assist license is not the one chosen
 	// (LicenseMismatchError, earlier setup.ts: "License type mismatch
 	// detected. You selected: … But the server returned: …").
