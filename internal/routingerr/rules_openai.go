@@ -46,16 +46,14 @@ var openaiRules = []rule{
 	// error follows. "Timed out waiting for 60000 ms" is not a wait: the
 	// line must say it retries or that it was rate-limited.
 	{id: "wrapper.retry_wait.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
-		gate:  append([]string{"retry attempt", "waiting "}, sleepBeforeRetry...),
+		gate:  []string{"retry attempt", "waiting ", sleepBeforeRetry},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			if i := wrapperRetryAttempt(s.low); i >= 0 && !s.retriesOver(i) {
 				return i
 			}
-			for _, k := range sleepBeforeRetry {
-				if i := s.index(k, true); i >= 0 && !s.retriesOver(i) {
-					return i
-				}
+			if i := s.index(sleepBeforeRetry, true); i >= 0 && !s.retriesOver(i) {
+				return i
 			}
 			if i, _ := wrapperWait(s.low); i >= 0 && !s.retriesOver(i) {
 				return i
@@ -502,10 +500,6 @@ func wrapperRetryAttempt(low string) int {
 	return i
 }
 
-// wrapperWait reads a wrapper's "Waiting for 20 seconds before retrying",
-// "Waiting 20s before retrying" or "Rate limit exceeded. Waiting for 10
-// seconds.", the last one in low: its offset and the wait, or -1 when there
-// is none.
 // sleepBeforeRetry: a wrapper's own line that it sleeps and tries again,
 // with no delay in it: the tenacity before_sleep hooks of
 // Azure-Samples/azure-search-openai-demo (prepdocslib/embeddings.py:
@@ -513,8 +507,12 @@ func wrapperRetryAttempt(low string) int {
 // retrying...", "Rate limited on the Vision embeddings API, …"). The
 // request is being retried (wrapper.retry_wait.v1, no hint); catalogue
 // wrappers azure-search-demo-vision-sleeping-before-retrying.
-var sleepBeforeRetry = []string{"sleeping before retr"}
+const sleepBeforeRetry = "sleeping before retr"
 
+// wrapperWait reads a wrapper's "Waiting for 20 seconds before retrying",
+// "Waiting 20s before retrying" or "Rate limit exceeded. Waiting for 10
+// seconds.", the last one in low: its offset and the wait, or -1 when there
+// is none.
 func wrapperWait(low string) (int, time.Duration) {
 	i := strings.LastIndex(low, "waiting ")
 	if i < 0 {
