@@ -402,3 +402,13 @@ func TestHeldoutThirtyFourth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 34, "thirty-fourth held-out set")
 }
+
+// TestHeldoutThirtyEighth measures testdata/heldout38: 52 real transport
+// failures (Node/undici/Bun, Go, Python, Rust, TLS, proxies, DNS),
+// JSON-RPC/ACP client errors and agents' own process/spawn errors, from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout38/README.md).
+func TestHeldoutThirtyEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 38, "thirty-eighth held-out set")
+}
