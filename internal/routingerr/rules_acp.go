@@ -50,7 +50,11 @@ var acpRules = []rule{
 			// claude-agent-acp 0.101.0 claude-cli.js: "The Claude CLI is
 			// missing: expected …/claude. Keep claude from the release archive
 			// …".
-			"the claude cli is missing"},
+			"the claude cli is missing",
+			// acpx's AgentSpawnError (src/errors.ts: "Failed to spawn agent
+			// command: <command>", the ENOENT detail after it in later
+			// releases; catalogue launchers acpx-agent-spawn-error).
+			"failed to spawn agent command"},
 		none: []string{"enomem", "eagain"}},
 	// claude-agent-acp 0.101.0 (startup-failure.js): a CLI that refused to
 	// start for a known cause says so in data.startupFailureReason

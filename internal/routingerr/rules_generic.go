@@ -117,6 +117,52 @@ var genericRules = []rule{
 			return -1
 		}},
 
+	// The agent binary is there but may not be run: Node's child_process
+	// reports a refused exec as "spawn <file> EACCES" (onexit: the syscall
+	// is 'spawn ' + spawnfile, the message "${syscall} ${code}") and throws
+	// any other spawn error as "spawn EPERM" (lib/internal/child_process.js;
+	// catalogue launchers node-spawn-eacces, node-spawn-eperm-sync). A mode
+	// bit or a security policy to fix, not a blip: a full process or file
+	// table (EAGAIN, EMFILE, ENFILE) is not read here.
+	{id: "exec.spawn_denied.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		gate:  []string{" eacces", " eperm"},
+		check: "\"spawn \" before EACCES or EPERM on the same line",
+		match: func(s *scan) int {
+			for off := 0; ; {
+				i := strings.Index(s.low[off:], "spawn ")
+				if i < 0 {
+					return -1
+				}
+				i += off
+				if line := lineFrom(s.low, i); strings.Contains(line, " eacces") || strings.Contains(line, " eperm") {
+					return i
+				}
+				off = i + len("spawn ")
+			}
+		}},
+	// The agent binary was built against a newer C library than the host
+	// has: glibc's dynamic loader refuses it before main with "version
+	// `GLIBC_2.34' not found (required by …)" (elf/dl-version.c
+	// match_symbol; libstdc++'s GLIBCXX_ versions alike; catalogue launchers
+	// glibc-version-not-found, glibcxx-version-not-found). Starting it again
+	// fails the same way. A weak version is only a warning.
+	{id: "exec.libc_version.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		gate:  []string{"version `glibc"},
+		check: "\"' not found\" after it on its line, and not a weak version",
+		match: func(s *scan) int {
+			for off := 0; ; {
+				i := strings.Index(s.low[off:], "version `glibc")
+				if i < 0 {
+					return -1
+				}
+				i += off
+				if !strings.HasSuffix(s.low[:i], "weak ") && strings.Contains(lineFrom(s.low, i), "' not found") {
+					return i
+				}
+				off = i + len("version `glibc")
+			}
+		}},
+
 	// The agent binary rejects the arguments it was started with (an install
 	// older or newer than the launcher expects): clap's "error: unexpected
 	// argument 'app-server' found" (codex), commander's "error: unknown

@@ -713,6 +713,19 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"},
 			txt("ENOENT: no such file or directory (cwd): '/gone'")},
 	},
+	"exec.spawn_denied.v1": {
+		pos: []Evidence{txt("Error: spawn /opt/agents/bin/codex-acp EACCES"), txt("spawn failed: spawn EPERM"),
+			txt("Error executing binary: spawn /usr/lib/node_modules/x/bin/x-linux-x64 EACCES")},
+		neg: []Evidence{txt("Error: spawn claude EAGAIN"), txt("Error: spawn EMFILE"), txt("Error: EACCES: permission denied, open '/etc/x'"),
+			txt("spawn helper started\nError: connect EACCES 104.18.6.192:443"), txt("spawnSync claude ETIMEDOUT")},
+	},
+	"exec.libc_version.v1": {
+		pos: []Evidence{txt("./agent: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by ./agent)"),
+			txt("x-linux-x64: /lib64/libm.so.6: version `GLIBC_2.29' not found")},
+		neg: []Evidence{txt("./agent: /lib64/libc.so.6: weak version `GLIBC_2.34' not found (required by ./agent)"),
+			txt("checking for version `GLIBC_2.3' in file /lib64/libc.so.6 [0] required by file ./agent [0]"),
+			txt("built against glibc 2.34; version `glibc' pinning\nmodel not found")},
+	},
 	"exec.shell_syntax.v1": {
 		pos: []Evidence{txt("WARN  [agent_servers::acp] agent stderr: /usr/bin/bash: -c: line 1: unexpected EOF while looking for matching `\"'"),
 			txt("/bin/sh: 1: Syntax error: Unterminated quoted string"), txt("zsh:1: parse error near `)'"),
