@@ -437,7 +437,12 @@ var sharedRules = []rule{
 			// opencode's provider that did not load (provider.ts InitError,
 			// "ProviderInitError"; cli/error.ts: 'Failed to initialize
 			// provider "x". Check credentials and configuration.').
-			"provideriniterror", "failed to initialize provider"}},
+			"provideriniterror", "failed to initialize provider",
+			// goose's ConfigError::NotFound (crates/goose/src/config/base.rs:
+			// "Configuration value not found: GOOSE_PROVIDER"; catalogue
+			// agents-more goose-config-value-not-found): a key or setting
+			// that was never set.
+			"configuration value not found"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to",
 			// The same refusal said of a key or an account, with no

@@ -660,7 +660,12 @@ var transportLostRules = []rule{
 			"server closed the stream without sending trailers", ": stream removed", `"stream removed"`, "received rst_stream with error code",
 			// urllib3's chunked read cut short; httpx's WriteError without
 			// a message.
-			"response ended prematurely", "httpx.writeerror"}},
+			"response ended prematurely", "httpx.writeerror",
+			// oh-my-pi's guard on a chat-completions stream that reached EOF
+			// with neither a finish_reason nor [DONE]
+			// (packages/ai/src/providers/openai-completions.ts; catalogue
+			// agents-more omp-completions-incomplete-stream).
+			"stream closed before a finish_reason"}},
 	// Node's http client ends a response whose socket closed under it with
 	// connResetException('aborted') (lib/_http_client.js
 	// socketCloseListener; lib/internal/errors.js, code ECONNRESET): "Error:
