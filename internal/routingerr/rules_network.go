@@ -780,7 +780,12 @@ var transportLostRules = []rule{
 			// while it sends: oh-my-pi's "Codex websocket transport error:
 			// websocket connection is unavailable" and "… websocket closed
 			// before open" (its SSE fallback is a retry of the same request).
-			"websocket transport error", "websocket connection is unavailable", "websocket closed before open"}},
+			"websocket transport error", "websocket connection is unavailable", "websocket closed before open",
+			// ureq 2's connect failure (src/stream.rs: ErrorKind::ConnectionFailed
+			// with msg "Connect error", shown "<url>: Connection Failed: Connect
+			// error[: <io error>]"; catalogue transport ureq-connect-error), as
+			// its callers print it with or without the io error after it.
+			"connection failed: connect error"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}
