@@ -126,7 +126,7 @@ var genericRules = []rule{
 	// table (EAGAIN, EMFILE, ENFILE) is not read here.
 	{id: "exec.spawn_denied.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		gate:  []string{" eacces", " eperm"},
-		check: "\"spawn \" before EACCES or EPERM on the same line",
+		check: "\"spawn \" before the code on its line, the code in capitals and ending there",
 		match: func(s *scan) int {
 			for off := 0; ; {
 				i := strings.Index(s.low[off:], "spawn ")
@@ -134,8 +134,11 @@ var genericRules = []rule{
 					return -1
 				}
 				i += off
-				if line := lineFrom(s.low, i); strings.Contains(line, " eacces") || strings.Contains(line, " eperm") {
-					return i
+				line := lineFrom(s.low, i)
+				for _, code := range []string{" eacces", " eperm"} {
+					if j := strings.Index(line, code); j >= 0 && errnoAt(s.raw, i+j+1, len(code)-1) {
+						return i
+					}
 				}
 				off = i + len("spawn ")
 			}
@@ -446,3 +449,21 @@ func overloadedWithWait(low string) int {
 // V8's property read on undefined or null, as a wrapper passes them on.
 var runtimeExceptionWords = []string{"' object has no attribute '", "' object is not subscriptable",
 	"' object is not callable", "cannot read properties of undefined (reading '", "cannot read properties of null (reading '"}
+
+// errnoAt: raw[i:i+n] is an errno name as Node prints it, in capitals and
+// ending there (the line ends, or a space, quote, bracket or punctuation
+// follows; not "EACCES.md").
+func errnoAt(raw string, i, n int) bool {
+	if i+n > len(raw) {
+		return false
+	}
+	for k := i; k < i+n; k++ {
+		if c := raw[k]; c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	if i+n == len(raw) {
+		return true
+	}
+	return strings.IndexByte(" \t\r\n'\")]},;:", raw[i+n]) >= 0
+}

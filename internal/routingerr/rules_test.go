@@ -717,7 +717,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: spawn /opt/agents/bin/codex-acp EACCES"), txt("spawn failed: spawn EPERM"),
 			txt("Error executing binary: spawn /usr/lib/node_modules/x/bin/x-linux-x64 EACCES")},
 		neg: []Evidence{txt("Error: spawn claude EAGAIN"), txt("Error: spawn EMFILE"), txt("Error: EACCES: permission denied, open '/etc/x'"),
-			txt("spawn helper started\nError: connect EACCES 104.18.6.192:443"), txt("spawnSync claude ETIMEDOUT")},
+			txt("spawn helper started\nError: connect EACCES 104.18.6.192:443"), txt("spawnSync claude ETIMEDOUT"),
+			txt("the spawn of agents is documented at EACCES.md"), txt("we spawn a child and it gets eacces on some hosts")},
 	},
 	"exec.libc_version.v1": {
 		pos: []Evidence{txt("./agent: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by ./agent)"),
