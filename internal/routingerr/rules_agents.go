@@ -208,7 +208,17 @@ var quotaRules = []rule{
 			// Moonshot's rate_limit_reached_error for the day's tokens or
 			// requests: "request reached organization TPD rate limit,
 			// current:…, limit:…" (catalogue moonshot-429-tpd).
-			"tpd rate limit", "rpd rate limit"},
+			"tpd rate limit", "rpd rate limit",
+			// OpenRouter names the free-model limit it hit: "Rate limit
+			// exceeded: free-models-per-day" (and the -high-balance tier of
+			// accounts that bought credits) is the UTC day's :free requests,
+			// counted until midnight UTC (openrouter.ai/docs/api-reference/limits,
+			// FreeModelDailyRequests): whatever type a relay gives the 429, no
+			// minute's wait restores it. Its per-minute sibling
+			// "free-models-per-min" stays a rate limit. Catalogue
+			// hint-notations openrouter-free-per-day-ratelimit-reset-ms,
+			// openrouter openrouter-429-free-models-per-day-body.
+			"free-models-per-day"},
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},
