@@ -35,7 +35,11 @@ var zhipuRules = []rule{
 	{id: "zhipu.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		// Without the code: concurrency or frequency too high (并发数过高,
 		// 频率过高), whatever precedes it.
-		any: append(zhipuCode("1302", "1303"), "并发数过高", "频率过高")},
+		// Z.ai's English messages, which relays and agents print without
+		// the code ("High concurrency usage of this API, please reduce
+		// concurrency …", "High frequency usage of this API, …").
+		any: append(zhipuCode("1302", "1303"), "并发数过高", "频率过高",
+			"high concurrency usage of this api", "high frequency usage of this api")},
 	// 1305 the API's traffic limit fired, 1312 "该模型当前访问量过大": the
 	// model is busy, not the account.
 	{id: "zhipu.overloaded.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.85,
@@ -65,6 +69,7 @@ var zhipuRules = []rule{
 	// 1304 the API's daily call limit, 1308 "Usage limit reached for 5
 	// hour. Your limit will reset at …", 1310 the weekly / monthly limit.
 	{id: "zhipu.quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		// Without the code: today's call limit reached (已达今日…限额).
-		any: append(zhipuCode("1304", "1308", "1310"), "已达今日")},
+		// Without the code: today's call limit reached (已达今日…限额), in
+		// English "Daily call limit for this API reached."
+		any: append(zhipuCode("1304", "1308", "1310"), "已达今日", "daily call limit for this api")},
 }
