@@ -312,6 +312,17 @@ var anthropicRules = []rule{
 	// Bedrock/Vertex region): the setup needs changing, not the prompt.
 	{id: "anthropic.extra_inputs.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"extra inputs are not permitted"}},
+	// The Messages API's body validation for a field of the wrong type,
+	// field path first and pydantic's wording after it ("system: Input
+	// should be a valid list", "max_tokens: Input should be a valid
+	// integer"), under an invalid_request_error or, through Bedrock, a
+	// ValidationException; clients that print only the message lose both.
+	// The same body is refused again. The path and its colon are required:
+	// pydantic's own report of a local settings file ("1 validation error
+	// for Settings\n  Input should be a valid string [type=string_type")
+	// has none. Catalogue anthropic-api anthropic-body-field-type-*.
+	{id: "anthropic.body_field_type.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{": input should be a valid "}},
 
 	{id: "anthropic.overloaded_error.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.95,
 		any: []string{`"type":"overloaded_error"`, `"type": "overloaded_error"`}},

@@ -607,6 +607,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`API Error: 400 {"error":{"type":"invalid_request_error","message":"context_management: Extra inputs are not permitted"}}`)},
 		neg: []Evidence{txt("extra inputs are permitted")},
 	},
+	"anthropic.body_field_type.v1": {
+		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: tools.0.name: Input should be a valid string"),
+			txt(`{"type":"error","error":{"type":"invalid_request_error","message":"temperature: Input should be a valid number"}}`)},
+		// pydantic's report of a local settings model carries no field path
+		// before the message.
+		neg: []Evidence{txt("1 validation error for Settings\napi_key\n  Input should be a valid string [type=string_type, input_value=None]")},
+	},
 	"openai.insufficient_quota.v1": {
 		pos: []Evidence{status(429, `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota"}}`),
 			status(429, `{"error":{"type":"usage_not_included"}}`)},
