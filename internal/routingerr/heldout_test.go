@@ -412,3 +412,14 @@ func TestHeldoutThirtyEighth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 38, "thirty-eighth held-out set")
 }
+
+// TestHeldoutThirtyNinth measures testdata/heldout39: 54 real errors from
+// AWS Bedrock and Vertex AI through any client, and OpenAI-compatible
+// providers and relays (OpenRouter, DeepSeek, Z.ai/GLM, Groq, Ollama, LM
+// Studio, litellm, …) as the coding agents print them, from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout39/README.md).
+func TestHeldoutThirtyNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 39, "thirty-ninth held-out set")
+}
