@@ -403,6 +403,15 @@ func TestHeldoutThirtyFourth(t *testing.T) {
 	measureLaterSet(t, 34, "thirty-fourth held-out set")
 }
 
+// TestHeldoutThirtySeventh measures testdata/heldout37: 51 real errors from
+// Gemini CLI (incl. ACP mode), Qwen Code, opencode and the Gemini API / Code
+// Assist / AI Studio as other clients print them, from threads no earlier set
+// used, committed before the classifier saw them (testdata/heldout37/README.md).
+func TestHeldoutThirtySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 37, "thirty-seventh held-out set")
+}
+
 // TestHeldoutThirtyEighth measures testdata/heldout38: 52 real transport
 // failures (Node/undici/Bun, Go, Python, Rust, TLS, proxies, DNS),
 // JSON-RPC/ACP client errors and agents' own process/spawn errors, from
