@@ -39,7 +39,13 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// bit longer, we're still on it." where full verbosity shows "Trying to
 	// reach <model> (Attempt N/M)". The apostrophe is left out so a curly
 	// one in a paste still matches.
-	"this is taking a bit longer, we"}
+	"this is taking a bit longer, we",
+	// opencode's TUI retry banner for a Gemini quota message
+	// (cli/cmd/tui/routes/session: a retry status whose message has
+	// "exceeded your current quota" and "gemini" is shown as "gemini is
+	// way too hot right now", then "(click to expand)" and "[retrying in Ns
+	// attempt #N]"): the words only appear while opencode retries.
+	"gemini is way too hot right now"}
 
 var kwDailyQuota = newKW("reached your daily")
 

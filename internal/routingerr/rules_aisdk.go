@@ -1,5 +1,7 @@
 package routingerr
 
+import "strings"
+
 // The Vercel AI SDK (packages/ai, provider, provider-utils, gateway) as
 // opencode and other agents relay it, and opencode's own wording around
 // it (provider/error.ts, session/retry.ts, cli/error.ts). Catalogue
@@ -42,6 +44,13 @@ var aisdkRules = []rule{
 	// it using the 'project' parameter …").
 	{id: "aisdk.setting_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"ai_loadsettingerror", "setting is missing. pass it using"}},
+	// AI_LoadAPIKeyError (@ai-sdk/provider-utils loadApiKey): "<Provider> API
+	// key is missing. Pass it using the 'apiKey' parameter or the <ENV>
+	// environment variable." (or "… Environment variables is not supported
+	// in this environment."), "<Provider> API key must be a string." — a key
+	// to set before any request is made.
+	{id: "aisdk.api_key_missing.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"ai_loadapikeyerror", "api key is missing. pass it using", "api key must be a string"}},
 	// GatewayForbiddenError, and opencode's words for a proxy's HTML 403
 	// ("Forbidden: request was blocked by a gateway or proxy. You may not
 	// have permission to access this resource …").
@@ -57,6 +66,27 @@ var aisdkRules = []rule{
 	// needing auth it cannot do.
 	{id: "opencode.config_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"is not valid json(c)", "configuration is invalid", "does not support mcp authentication"}},
+	// The same errors in opencode's earlier wording (cli/error.ts before
+	// "Configuration is invalid at …"): "Config file at <path> is invalid"
+	// with its "↳ <issue>" lines, and "Config file at <path> is not valid
+	// JSON". Both words on one line, so a path that merely names a config
+	// file does not match.
+	{id: "opencode.config_file_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		gate: []string{"config file at "}, check: "the same line goes on to say the file is invalid or not valid JSON",
+		match: func(s *scan) int {
+			i := s.index("config file at ", false)
+			if i < 0 {
+				return -1
+			}
+			line := s.low[i:]
+			if j := strings.IndexByte(line, '\n'); j >= 0 {
+				line = line[:j]
+			}
+			if strings.Contains(line, " is invalid") || strings.Contains(line, " is not valid json") {
+				return i
+			}
+			return -1
+		}},
 	// opencode's NamedError names (session/message-v2.ts, provider/auth.ts),
 	// in the text ("ContextOverflowError: …") or as ACP data's errorName:
 	// they say what opencode decided about the provider's answer, whatever
