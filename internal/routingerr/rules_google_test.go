@@ -190,6 +190,14 @@ func init() {
 			pos: []Evidence{txt("Config file at /home/u/.config/opencode/opencode.json is not valid JSON(C): Unexpected token")},
 			neg: []Evidence{txt("configuration is valid"), txt("config file loaded")},
 		},
+		"aisdk.api_key_missing.v1": {
+			pos: []Evidence{txt("AI_LoadAPIKeyError: OpenAI API key is missing. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable.")},
+			neg: []Evidence{txt("API key is set; passing it using the header"), txt("the key must be a string of 32 characters")},
+		},
+		"opencode.config_file_invalid.v1": {
+			pos: []Evidence{txt("Config file at /home/u/.config/opencode/opencode.json is invalid\n↳ Unrecognized key(s) in object: 'foo'")},
+			neg: []Evidence{txt("Loaded config file at /home/u/.config/opencode/opencode.json\nmodel id is invalid"), txt("config file at ~/.config/opencode/opencode.json")},
+		},
 		"opencode.provider_overloaded.v1": {
 			pos: []Evidence{txt("Provider is overloaded")},
 			neg: []Evidence{txt("provider is online"), txt("overloaded operator + for type")},
