@@ -81,6 +81,10 @@ var (
 	// and the header as other APIs print it.
 	kwRateLimitReset  = newKW("x-ratelimit-reset")
 	kwRetryAfterSnake = newKW("retry_after")
+	// The camelCase key in key=value log lines: opencode-antigravity-auth's
+	// "[RateLimit] 429 on <account> family=gemini retryAfterMs=60000"
+	// (src/plugin/debug.ts logRateLimitEvent), milliseconds.
+	kwRetryAfterMsKV  = newKW("retryafterms=")
 	kwQuotaResetDelay = newKW("quotaresetdelay")
 	kwRegainAccess    = newKW("regain access on ")
 	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
@@ -148,6 +152,18 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 				if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
 					return clampHint(time.Duration(n * float64(time.Second)))
 				}
+			}
+		}
+	}
+	if s.hasKW(kwRetryAfterMsKV) {
+		if i := strings.Index(low, kwRetryAfterMsKV.w); i >= 0 {
+			rest := low[i+len(kwRetryAfterMsKV.w):]
+			n := 0
+			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+				n++
+			}
+			if v, err := strconv.Atoi(rest[:n]); n > 0 && err == nil {
+				return clampHint(time.Duration(v) * time.Millisecond)
 			}
 		}
 	}
