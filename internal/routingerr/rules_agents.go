@@ -71,6 +71,11 @@ var agentRules = []rule{
 				if k == "automatically switching from" && s.hasKW(kwDailyQuota) {
 					continue
 				}
+				// opencode's banner with its "[retrying in 12s attempt #3]"
+				// bracket: the retry rule that reads the delay decides.
+				if k == "gemini is way too hot right now" && strings.Contains(s.low, "[retrying") {
+					continue
+				}
 				return i
 			}
 			return -1

@@ -69,20 +69,23 @@ var aisdkRules = []rule{
 	// The same errors in opencode's earlier wording (cli/error.ts before
 	// "Configuration is invalid at …"): "Config file at <path> is invalid"
 	// with its "↳ <issue>" lines, and "Config file at <path> is not valid
-	// JSON". Both words on one line, so a path that merely names a config
-	// file does not match.
+	// JSON". The verdict must follow the path, so a line that merely names
+	// a config file does not match.
 	{id: "opencode.config_file_invalid.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
-		gate: []string{"config file at "}, check: "the same line goes on to say the file is invalid or not valid JSON",
+		gate: []string{"config file at "}, check: "the path is followed by \"is invalid\" or \"is not valid JSON\"",
 		match: func(s *scan) int {
 			i := s.index("config file at ", false)
 			if i < 0 {
 				return -1
 			}
-			line := s.low[i:]
-			if j := strings.IndexByte(line, '\n'); j >= 0 {
-				line = line[:j]
+			// The path, then the verdict right after it.
+			rest := s.low[i+len("config file at "):]
+			j := strings.IndexAny(rest, " \n")
+			if j <= 0 {
+				return -1
 			}
-			if strings.Contains(line, " is invalid") || strings.Contains(line, " is not valid json") {
+			rest = rest[j:]
+			if strings.HasPrefix(rest, " is invalid") || strings.HasPrefix(rest, " is not valid json") {
 				return i
 			}
 			return -1

@@ -196,7 +196,7 @@ func init() {
 		},
 		"opencode.config_file_invalid.v1": {
 			pos: []Evidence{txt("Config file at /home/u/.config/opencode/opencode.json is invalid\n↳ Unrecognized key(s) in object: 'foo'")},
-			neg: []Evidence{txt("Loaded config file at /home/u/.config/opencode/opencode.json\nmodel id is invalid"), txt("config file at ~/.config/opencode/opencode.json")},
+			neg: []Evidence{txt("Loaded config file at /home/u/.config/opencode/opencode.json\nmodel id is invalid"), txt("config file at ~/.config/opencode/opencode.json"), txt("Loaded config file at ./opencode.json; model name is invalid")},
 		},
 		"opencode.provider_overloaded.v1": {
 			pos: []Evidence{txt("Provider is overloaded")},
