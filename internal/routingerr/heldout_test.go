@@ -403,6 +403,17 @@ func TestHeldoutThirtyFourth(t *testing.T) {
 	measureLaterSet(t, 34, "thirty-fourth held-out set")
 }
 
+// TestHeldoutThirtySixth measures testdata/heldout36: 54 real errors from
+// Codex CLI / app / IDE and codex-acp (stream disconnects, Reconnecting n/5
+// and the WebSockets fallback, usage-limit and plan messages, Cloudflare
+// pages, response.failed codes), the OpenAI API and Azure OpenAI as agents
+// and their relays print them, from threads no earlier set used, committed
+// before the classifier saw them (testdata/heldout36/README.md).
+func TestHeldoutThirtySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 36, "thirty-sixth held-out set")
+}
+
 // TestHeldoutThirtySeventh measures testdata/heldout37: 51 real errors from
 // Gemini CLI (incl. ACP mode), Qwen Code, opencode and the Gemini API / Code
 // Assist / AI Studio as other clients print them, from threads no earlier set
