@@ -403,6 +403,17 @@ func TestHeldoutThirtyFourth(t *testing.T) {
 	measureLaterSet(t, 34, "thirty-fourth held-out set")
 }
 
+// TestHeldoutThirtyFifth measures testdata/heldout35: 50 real errors from
+// the Claude Code CLI (usage windows, login/OAuth, credits, model access,
+// image/PDF/request size), the Agent SDK, claude-code-action and
+// claude-agent-acp, and the Anthropic API as other agents print it, from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout35/README.md).
+func TestHeldoutThirtyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 35, "thirty-fifth held-out set")
+}
+
 // TestHeldoutThirtySixth measures testdata/heldout36: 54 real errors from
 // Codex CLI / app / IDE and codex-acp (stream disconnects, Reconnecting n/5
 // and the WebSockets fallback, usage-limit and plan messages, Cloudflare

@@ -312,7 +312,14 @@ var quotaRules = []rule{
 		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credit",
 			"arrearage", "account is in good standing", "extra usage is required", "usage not included",
 			"insufficient balance", "exceeded_current_quota", "requires more credits", "out of credits", "run out of credit",
-			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits", "余额不足"}},
+			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits", "余额不足",
+			// anton's MindsHub wallet denials, which open with the status
+			// ("Server returned 429 — your included token allowance is
+			// exhausted. Add credits at …", "… your MindsHub credits are used
+			// up.", "Server returned 429 — <detail> Visit … to upgrade or to
+			// top up your tokens."; mindsdb/anton anton/core/llm/anthropic.py
+			// _raise_for_status_error): the 429 is no rate limit.
+			"token allowance is exhausted", "credits are used up", "top up your tokens"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
 	// quota).") is Gemini's per-minute limit or Vertex's shared capacity;
 	// so is google-api-core's ResourceExhausted, which prints as "429

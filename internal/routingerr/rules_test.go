@@ -43,8 +43,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("capacity planning")},
 	},
 	"quota.no_credits.v1": {
-		pos: []Evidence{txt(`{"reason":"INSUFFICIENT_G1_CREDITS_BALANCE"}`), txt("400 Access denied, please make sure your account is in good standing. (Arrearage)")},
-		neg: []Evidence{txt("credits added"), txt("usage included")},
+		pos: []Evidence{txt(`{"reason":"INSUFFICIENT_G1_CREDITS_BALANCE"}`), txt("400 Access denied, please make sure your account is in good standing. (Arrearage)"),
+			txt("Server returned 429 — Token limit exceeded. Visit https://console.mindshub.ai to upgrade or to top up your tokens.")},
+		neg: []Evidence{txt("credits added"), txt("usage included"), txt("your token allowance resets tomorrow")},
 	},
 	"google.resource_exhausted_bare.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: 429, RPCMessage: "Resource has been exhausted (e.g. check quota)."}},
@@ -933,8 +934,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("the handler returned 429 when the bucket was empty"), txt("it responded with 429 requests queued")},
 	},
 	"http.auth.401.v1": {
-		pos: []Evidence{status(401, "unauthorized"), txt("API error: 401 Unauthorized")},
-		neg: []Evidence{txt("sent 401 bytes")},
+		pos: []Evidence{status(401, "unauthorized"), txt("API error: 401 Unauthorized"),
+			txt("Server returned 401 — the LLM endpoint may be temporarily unavailable. Try again in a moment.")},
+		neg: []Evidence{txt("sent 401 bytes"), txt("the proxy returned 401 times before it gave up")},
 	},
 	"codex.status_unauthorized.v1": {
 		pos: []Evidence{txt("unexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"},\n\nstream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses)"),

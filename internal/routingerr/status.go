@@ -89,8 +89,11 @@ var statusMarkers = []string{
 var clauseMarkers = map[string]bool{"returned ": true, "returned status ": true, "returned http ": true, "responded with ": true}
 
 // statusEndsClause: the status at s[i:i+3] (after blanks) is followed by
-// the end of the text or line, ':', ',', ';', '.', ' |', ' (', ' {', ' -'
-// or ' –': it is what came back, not the subject of a sentence.
+// the end of the text or line, ':', ',', ';', '.', ' |', ' (', ' {', ' [',
+// ' -', ' –' or ' —': it is what came back, not the subject of a sentence.
+// The en and em dash are how messages set the status off from the
+// explanation after it (anton's "Server returned 401 — the LLM endpoint
+// may be temporarily unavailable. Try again in a moment.").
 func statusEndsClause(s string, i int) bool {
 	for i < len(s) && (s[i] == ' ' || s[i] == '"') {
 		i++
@@ -108,6 +111,9 @@ func statusEndsClause(s string, i int) bool {
 		}
 		switch s[j+1] {
 		case '|', '(', '{', '-', '[':
+			return true
+		}
+		if rest := s[j+1:]; strings.HasPrefix(rest, "–") || strings.HasPrefix(rest, "—") {
 			return true
 		}
 	}
