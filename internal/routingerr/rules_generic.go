@@ -117,6 +117,21 @@ var genericRules = []rule{
 			return -1
 		}},
 
+	// npm itself could not start the agent (ACP clients launch adapters
+	// with npx; JetBrains from its own runtime's cache): npm explains an
+	// ENOENT in its exit report with "This is related to npm not being able
+	// to find a file." (npm 11.19.1 lib/utils/error-message.js, case
+	// 'ENOENT'; the message before it is e.g. @npmcli/package-json's "Could
+	// not read package.json: …" for a half-written npx cache entry), and
+	// npx refuses a package whose bin it cannot pick with "could not
+	// determine executable to run" (libnpmexec lib/get-bin-from-manifest.js).
+	// Launching again reads the same cache. npm's network failures say
+	// "This is a problem related to network connectivity." and are not read
+	// here. Tried before acp.process_exited.v1, which reads the client's
+	// "ACP process exited unexpectedly" around the npm output.
+	{id: "exec.npm_launch_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"this is related to npm not being able to find a file", "could not determine executable to run"}},
+
 	// The agent binary is there but may not be run: Node's child_process
 	// reports a refused exec as "spawn <file> EACCES" (onexit: the syscall
 	// is 'spawn ' + spawnfile, the message "${syscall} ${code}") and throws

@@ -721,6 +721,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"},
 			txt("ENOENT: no such file or directory (cwd): '/gone'")},
 	},
+	"exec.npm_launch_failed.v1": {
+		pos: []Evidence{txt("ACP process exited unexpectedly. Exit code: 254. Process output:\nnpm error code ENOENT\nnpm error syscall open\nnpm error path /home/u/.npm/_npx/9f1c/package.json\nnpm error errno -2\nnpm error enoent Could not read package.json: Error: ENOENT: no such file or directory, open '/home/u/.npm/_npx/9f1c/package.json'\nnpm error enoent This is related to npm not being able to find a file.\nnpm error enoent"),
+			txt("npm ERR! could not determine executable to run")},
+		neg: []Evidence{txt("npm error code ECONNRESET\nnpm error network This is a problem related to network connectivity."),
+			txt("ACP process exited unexpectedly. Exit code: 1.")},
+	},
 	"exec.spawn_denied.v1": {
 		pos: []Evidence{txt("Error: spawn /opt/agents/bin/codex-acp EACCES"), txt("spawn failed: spawn EPERM"),
 			txt("Error executing binary: spawn /usr/lib/node_modules/x/bin/x-linux-x64 EACCES")},
