@@ -454,3 +454,15 @@ func TestHeldoutThirtyNinth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 39, "thirty-ninth held-out set")
 }
+
+// TestHeldoutFortyFirst measures testdata/heldout41: 56 real errors from
+// ACP clients and adapters as they show an agent's failure (Zed's agent
+// panel and its own agent, JetBrains-hosted clients, avante,
+// codecompanion, agent-shell, acpx/openclaw and smaller ACP hosts) and the
+// network errors those clients print (reqwest chains, curl exit codes,
+// Node's ECONNRESET), from threads no earlier set used, committed before
+// the classifier saw them (testdata/heldout41/README.md).
+func TestHeldoutFortyFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 41, "forty-first held-out set")
+}
