@@ -92,8 +92,16 @@ var copilotRules = []rule{
 	// Available models: […]" / "Verify the correct Copilot-Integration-Id
 	// header is being sent."): this client may not use that model; another
 	// model (or client) is the fix, not a replay.
+	// Its sibling code model_not_supported ("The requested model is not
+	// supported.", code model_not_supported, param model) is the same gate
+	// per account or client identity (@oh-my-pi/pi-ai 18.2.11
+	// utils/http-inspector.ts rewriteCopilotError, "GitHub's body names the
+	// cause"; providers/github-copilot-headers.ts isCopilotIdentityDenied
+	// reads error.code == "model_not_supported"): read by its code, which
+	// survives relays that nest the body as an escaped string and terminals
+	// that wrap the message.
 	{id: "copilot.model_not_for_integrator.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
-		any: []string{"not available for integrator", "model_not_available_for_integrator"}},
+		any: []string{"not available for integrator", "model_not_available_for_integrator", "model_not_supported"}},
 	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"cannot accrue additional premium requests"}},
 }

@@ -1094,8 +1094,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Error Code: rate_limited"), txt("premium model selected")},
 	},
 	"copilot.model_not_for_integrator.v1": {
-		pos: []Evidence{txt(`400 The requested model is not available for integrator "opencode". Available models: [gpt-4.1 claude-opus-4.7 gpt-5.5]`)},
-		neg: []Evidence{txt("the integrator is not available today")},
+		pos: []Evidence{txt(`400 The requested model is not available for integrator "opencode". Available models: [gpt-4.1 claude-opus-4.7 gpt-5.5]`),
+			txt(`{"error":{"message":"{\"error\":{\"message\":\"The requested model is not\n supported.\",\"code\":\"model_not_supported\"}}"}}`)},
+		neg: []Evidence{txt("the integrator is not available today"), txt("model not supported flags are listed in the docs")},
 	},
 	"copilot.overage_limit.v1": {
 		pos: []Evidence{txt("You cannot accrue additional premium requests at this time.")},
