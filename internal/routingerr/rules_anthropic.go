@@ -258,6 +258,26 @@ var anthropicRules = []rule{
 			// "Error: Failed to authenticate: OAuth session expired and could
 			// not be refreshed" (issue 281 of opencode-claude-auth, 2.1.263).
 			"oauth session expired and could not be refreshed"}},
+	// The /login pane after the token endpoint refused the code exchange:
+	// Claude Code 2.1.112 posts the code to TOKEN_URL with axios (timeout
+	// 15000) and prints "OAuth error: " + the error's message, axios's
+	// "Request failed with status code 400". A 4xx there (an expired or
+	// mistyped code, a verifier that no longer matches) fails the same way
+	// on a replay: the login has to start over. A 5xx, a 408, a 429 or
+	// axios's timeout are left to the status and transport rules.
+	{id: "claude_code.oauth_exchange_refused.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		gate:  []string{oauthExchangeFailed},
+		check: "the status after it is a 4xx other than 408 and 429",
+		match: func(s *scan) int {
+			i := strings.Index(s.low, oauthExchangeFailed)
+			if i < 0 {
+				return -1
+			}
+			if st, ok := statusAt(s.low, i+len(oauthExchangeFailed)); ok && st < 500 && st != 408 && st != 429 {
+				return i
+			}
+			return -1
+		}},
 	// A Claude subscription's OAuth token sent by a client the API does not
 	// take for Claude Code ("This credential is only authorized for use with
 	// Claude Code and cannot be used for other API requests."): a 400 by
@@ -492,3 +512,8 @@ func limitReachedNotice(low, k string) int {
 		}
 	}
 }
+
+// oauthExchangeFailed opens Claude Code's /login error for a token exchange
+// the server answered with an error status (see
+// claude_code.oauth_exchange_refused.v1).
+const oauthExchangeFailed = "oauth error: request failed with status code "

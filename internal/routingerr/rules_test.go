@@ -575,6 +575,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Credit balance is too low"), status(400, `{"error":{"message":"Your credit balance is too low to access the Anthropic API."}}`)},
 		neg: []Evidence{txt("credit balance: $12.00")},
 	},
+	"claude_code.oauth_exchange_refused.v1": {
+		pos: []Evidence{txt("OAuth error: Request failed with status code 400"),
+			txt("  Login\n\n   OAuth error: Request failed with status code 401\n\n   Press Enter to retry.")},
+		neg: []Evidence{txt("OAuth error: Request failed with status code 500"), txt("OAuth error: Request failed with status code 429"),
+			txt("OAuth error: timeout of 15000ms exceeded")},
+	},
 	"claude_code.not_logged_in.v1": {
 		pos: []Evidence{txt("Not logged in · Please run /login"), txt("OAuth token revoked · Please run /login")},
 		neg: []Evidence{txt("logged in as alice")},
