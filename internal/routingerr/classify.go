@@ -271,17 +271,22 @@ func looseIndex(low, w string, last bool) int {
 }
 
 // looseAt reports whether the canonical keyword w starts at low[i].
-func looseAt(low string, i int, w string) bool {
+func looseAt(low string, i int, w string) bool { return looseEnd(low, i, w) >= 0 }
+
+// looseEnd is the offset just past the loose match of the canonical keyword
+// w that starts at low[i], or -1 when w does not start there: a wrap folded
+// inside w ("try\n    again in") makes the match longer than w.
+func looseEnd(low string, i int, w string) int {
 	var prev byte
 	for j := 0; j < len(w); {
 		if i >= len(low) {
-			return false
+			return -1
 		}
 		b, n := low[i], 1
 		switch {
 		case b == '\\':
 			if j == 0 {
-				return false
+				return -1
 			}
 			i++
 			continue
@@ -297,13 +302,13 @@ func looseAt(low string, i int, w string) bool {
 			continue
 		}
 		if b != w[j] {
-			return false
+			return -1
 		}
 		prev = b
 		i += n
 		j++
 	}
-	return true
+	return i
 }
 
 func (s *scan) hasAnyID(ids []uint16) bool {

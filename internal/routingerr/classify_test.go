@@ -87,6 +87,8 @@ func TestHints(t *testing.T) {
 		{"try again in ms", txt(`{"code":"rate_limit_exceeded","message":"Please try again in 644ms."}`), testNow, ms(644), nil},
 		{"try again in compound", txt(`{"code":"rate_limit_exceeded","message":"Please try again in 7m12.5s."}`), testNow, ms(432500), nil},
 		{"try again in words", txt(`rate_limit_exceeded: try again in 20 seconds`), testNow, ms(20000), nil},
+		{"try again in, wrapped with an indent", txt("Rate limit reached for organization org-x on tokens per min (TPM): Limit 250000, Used 250000, Requested 1. Please try\n    again in 35.883s."), testNow, ms(35883), nil},
+		{"try again in, wrapped before in", txt("Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM). Please try again\n      in 1.2s."), testNow, ms(1200), nil},
 		{"retryDelay", status(429, `{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"PerMinute"},{"retryDelay":"1.5s"}]}`), testNow, ms(1500), nil},
 		{"try again in a moment is no hint", txt("API Error: 529 Overloaded. try again in a moment."), testNow, nil, nil},
 		{"retrying in seconds (in progress)", txt("API Error (x) · Retrying in 19 seconds… (attempt 8/10)"), testNow, ms(19000), nil},

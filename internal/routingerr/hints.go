@@ -256,8 +256,16 @@ func durationAfterKW(s *scan, k *kw) (time.Duration, bool) {
 	if i < 0 {
 		return 0, false
 	}
-	// A wrap inside k ("try\nagain in 2s") keeps its length.
-	if d, _, ok := parseHumanDuration(skipDecor(s.low, min(len(s.low), i+len(k.w)))); ok {
+	// A one-blank wrap inside k ("try\nagain in 2s") keeps its length; a
+	// wrap with an indent ("Please try\n    again in 35.883s", Codex's TUI
+	// under "└") is longer, so the end comes from the loose match.
+	end := i + len(k.w)
+	if !strings.HasPrefix(s.low[i:], k.w) {
+		if e := looseEnd(s.low, i, canonKeyword(k.w)); e >= 0 {
+			end = e
+		}
+	}
+	if d, _, ok := parseHumanDuration(skipDecor(s.low, min(len(s.low), end))); ok {
 		return d, true
 	}
 	w := strings.TrimRight(k.w, " ")

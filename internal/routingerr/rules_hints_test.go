@@ -9,7 +9,7 @@ func init() {
 			txt("x-codex-secondary-primary-used-percent: 100")},
 	}
 	ruleFixtures["hint.stated_wait_short.v1"] = struct{ pos, neg []Evidence }{
-		pos: []Evidence{txt("Please try again in 20s."), txt("Wait ~30s before retrying."), txt("请 12 秒后重试")},
+		pos: []Evidence{txt("Please try again in 20s."), txt("Wait ~30s before retrying."), txt("请 12 秒后重试"), txt("Please try\n    again in 35.883s.")},
 		neg: []Evidence{txt("Please try again in 2 hours."), txt("Connection lost, retrying in 5s"), txt("wait 5s"),
 			txt("try again in a moment"), txt("will retry after 3s"), txt("将于 5 秒后重试…（第 1/10 次）")},
 	}
