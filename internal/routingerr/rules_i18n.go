@@ -3,6 +3,8 @@ package routingerr
 import (
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Localised wordings of the agents' own retry and rate-limit lines. Qwen Code
@@ -13,19 +15,41 @@ import (
 // French pastes those words. A countdown is the agent still retrying, as its
 // English line is.
 
+//
+// opencode (and Kilo Code, which shares its session UI) translates its retry
+// status the same way: packages/ui/src/i18n/<lang>.ts joins
+// "ui.sessionTurn.retry.retrying" and "ui.sessionTurn.retry.inSeconds"
+// with a blank and puts "ui.sessionTurn.retry.attemptLine" ("{{line}} -
+// attempt #{{attempt}}") around them, so a Russian UI shows "повтор через
+// 3с - попытка №2" and an Arabic one "إعادة المحاولة خلال 62056 ثواني -
+// المحاولة رقم 1" where the English one shows "retrying in 3s - attempt #2"
+// (read by claude_code.retrying.v1).
+
 // i18nRetry is one translation of the countdown: the words that follow the
-// number of seconds (the CJK wordings) or precede it (French).
+// number of seconds (the CJK wordings) or precede it (French, opencode's
+// lines), and for the latter the unit right after the number (one blank
+// before it is allowed: a paste of "3с" reads "3 с").
 type i18nRetry struct {
 	w      string
-	before bool // the number comes before w
+	before bool   // the number comes before w
+	unit   string // after the number, when it follows w
 }
 
 var i18nRetries = []i18nRetry{
-	{"秒后重试", true},                      // zh: 将于 {{seconds}} 秒后重试…（第 a/m 次）
-	{"秒後重試", true},                      // zh-TW: 將於 {{seconds}} 秒後重試…（第 a/m 次）
-	{"秒後に再試行", true},                    // ja: {{seconds}} 秒後に再試行します… (a/m 回目)
-	{"초 후 재시도", true},                   // ko: {{seconds}}초 후 재시도 중… (시도 a/m)
-	{"nouvelle tentative dans ", false}, // fr: Nouvelle tentative dans {{seconds}} secondes… (tentative a/m)
+	{"秒后重试", true, ""},                             // zh: 将于 {{seconds}} 秒后重试…（第 a/m 次）
+	{"秒後重試", true, ""},                             // zh-TW: 將於 {{seconds}} 秒後重試…（第 a/m 次）
+	{"秒後に再試行", true, ""},                           // ja: {{seconds}} 秒後に再試行します… (a/m 回目)
+	{"초 후 재시도", true, ""},                          // ko: {{seconds}}초 후 재시도 중… (시도 a/m)
+	{"nouvelle tentative dans ", false, "seconde"}, // fr: Nouvelle tentative dans {{seconds}} secondes… (tentative a/m)
+	// opencode's "<retrying> <inSeconds>" (packages/ui/src/i18n).
+	{"повтор через ", false, "с"},            // ru: повтор · через {{seconds}}с
+	{"повтор спроби через ", false, "с"},     // uk (Kilo Code): повтор спроби · через {{seconds}}с
+	{"إعادة المحاولة خلال ", false, "ثواني"}, // ar: إعادة المحاولة · خلال {{seconds}} ثواني
+	{"erneuter versuch in ", false, "s"},     // de: erneuter Versuch · in {{seconds}}s
+	{"reintentando en ", false, "s"},         // es: reintentando · en {{seconds}}s
+	{"ponovni pokušaj za ", false, "s"},      // bs: ponovni pokušaj · za {{seconds}}s
+	{"重试中 ", false, "秒后"},                    // zh: 重试中 · {{seconds}} 秒后
+	{"再試行中 ", false, "秒後"},                   // ja: 再試行中 · {{seconds}}秒後
 }
 
 var i18nRetryWords = func() []string {
@@ -88,7 +112,7 @@ func i18nRetryAt(s *scan) (int, time.Duration) {
 		if r.before {
 			n, ok = secondsBefore(s.low[:i])
 		} else {
-			n, ok = secondsAfter(s.low[i+len(r.w):])
+			n, ok = secondsAfter(s.low[i+len(r.w):], r.unit)
 		}
 		if !ok || (r.before && askedToRetry(s.low[:i])) {
 			continue
@@ -126,15 +150,23 @@ func secondsBefore(s string) (int, bool) {
 	return n, true
 }
 
-// secondsAfter reads "<n> seconde(s)" at the start of s.
-func secondsAfter(s string) (int, bool) {
+// secondsAfter reads "<n><unit>" at the start of s, with at most one blank
+// before the unit ("30 secondes", "3с", "62056 ثواني"). A one-letter unit
+// must end its word: "5 Stunden" and "3 суток" are hours and days.
+func secondsAfter(s, unit string) (int, bool) {
 	j, n := 0, 0
 	for j < len(s) && j < 6 && isDigit(s[j]) {
 		n = n*10 + int(s[j]-'0')
 		j++
 	}
-	if j == 0 || !strings.HasPrefix(s[j:], " seconde") {
+	rest := strings.TrimPrefix(s[j:], " ")
+	if j == 0 || !strings.HasPrefix(rest, unit) {
 		return 0, false
+	}
+	if utf8.RuneCountInString(unit) == 1 {
+		if r, _ := utf8.DecodeRuneInString(rest[len(unit):]); unicode.IsLetter(r) {
+			return 0, false
+		}
 	}
 	return n, true
 }

@@ -293,9 +293,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"agent.own_retry_i18n.v1": {
 		pos: []Evidence{txt("将于 5 秒后重试…（第 1/10 次）"), txt("12 秒後に再試行します… (2/10 回目)"),
-			txt("7초 후 재시도 중… (시도 2/10)"), txt("Nouvelle tentative dans 30 secondes… (tentative 4/10)")},
+			txt("7초 후 재시도 중… (시도 2/10)"), txt("Nouvelle tentative dans 30 secondes… (tentative 4/10)"),
+			txt("повтор через 3 с - попытка №2..."), txt("إعادة المحاولة خلال 62056 ثواني - المحاولة رقم 1")},
 		neg: []Evidence{txt("秒后重试"), txt("请稍后重试"), txt("将于 5 秒后重试…（第 10/10 次）\n[API Error: 401 invalid access token or token expired]"),
-			{ExitStatus: "exit status 1", Err: "将于 5 秒后重试…（第 1/10 次）"}, txt("nouvelle tentative dans la soirée")},
+			{ExitStatus: "exit status 1", Err: "将于 5 秒后重试…（第 1/10 次）"}, txt("nouvelle tentative dans la soirée"),
+			// opencode's translated retry line needs its number and unit: a
+			// word, hours or days are not the countdown.
+			txt("повтор через минуту"), txt("erneuter Versuch in 5 Stunden"), txt("повтор через 3 суток"),
+			txt("reintentando en 5 minutos"), txt("повтор через 3с - попытка №2\n[API Error: 401 invalid access token]")},
 	},
 	"qwen.rate_limit_error_i18n.v1": {
 		pos: []Evidence{txt("触发限流：429 Too Many Requests"), txt("속도 제한 오류: 429 Too Many Requests")},
