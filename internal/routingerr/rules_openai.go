@@ -180,11 +180,12 @@ var openaiRules = []rule{
 	// it, then resume.
 	// CodexErr::SessionBudgetExceeded itself says only "budget reached", so
 	// that is read as the whole message of a line ("■ budget reached"), not
-	// inside other prose.
+	// inside other prose. Earlier builds (@openai/codex 0.147.0) said "shared
+	// rollout token budget exhausted" for the same stop (features.rollout_budget).
 	{id: "codex.budget.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.85,
-		gate: []string{"goal budget reached", "session budget exceeded", "budget reached"},
+		gate: []string{"goal budget reached", "session budget exceeded", "budget reached", "rollout token budget exhausted"},
 		match: func(s *scan) int {
-			for _, k := range []string{"goal budget reached", "session budget exceeded"} {
+			for _, k := range []string{"goal budget reached", "session budget exceeded", "rollout token budget exhausted"} {
 				if i := s.index(k, false); i >= 0 {
 					return i
 				}

@@ -1367,8 +1367,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the access program can be used with this model")},
 	},
 	"codex.budget.v1": {
-		pos: []Evidence{txt("Goal budget reached - the turn was stopped."), txt("■ budget reached")},
-		neg: []Evidence{txt("goal budget: 40% used"), txt("session budget set to $5"), txt("monthly budget reached for the project")},
+		pos: []Evidence{txt("Goal budget reached - the turn was stopped."), txt("■ budget reached"), txt("shared rollout token budget exhausted")},
+		neg: []Evidence{txt("goal budget: 40% used"), txt("session budget set to $5"), txt("monthly budget reached for the project"),
+			txt("rollout token budget: 60% left")},
 	},
 	"codex.not_signed_in.v1": {
 		pos: []Evidence{txt("Not signed in. Please run 'codex login' to sign in with ChatGPT, then re-run 'codex cloud'.")},
