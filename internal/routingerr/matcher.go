@@ -78,6 +78,11 @@ func newMatcher(words []string, ntrack int) *matcher {
 		}
 		c := canonKeyword(w)
 		if id, ok := canonID[c]; ok {
+			if len(m.words) < ntrack {
+				// A tracked word's id must be its index: textStatus reads
+				// statusMarkers[id].
+				panic("routingerr: tracked keyword " + w + " reads as " + m.words[id])
+			}
 			m.ids[w] = id
 			continue
 		}

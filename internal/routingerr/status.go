@@ -31,8 +31,9 @@ var statusMarkers = []string{
 	// ("the handler returned 503 when …"), so here the status must end the
 	// clause (see statusEndsClause).
 	"returned ", "returned status ", "returned http ", "responded with ",
-	// okhttp's Response{…, code=429, …}; Python reprs ({'code': 429}).
-	"code=", "'code':",
+	// okhttp's Response{…, code=429, …}. Python reprs ({'code': 429}) are
+	// `"code":`'s: keywords and text read a single quote as a double one.
+	"code=",
 	// Python: httpx's raise_for_status ("Client error '429 Too Many
 	// Requests' for url …"), requests' HTTPError ("HTTPError: 429 Client
 	// Error: …"), aiohttp's "ClientResponseError: 429, message=…",
