@@ -952,8 +952,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"http.auth.401.v1": {
 		pos: []Evidence{status(401, "unauthorized"), txt("API error: 401 Unauthorized"),
-			txt("Server returned 401 — the LLM endpoint may be temporarily unavailable. Try again in a moment.")},
-		neg: []Evidence{txt("sent 401 bytes"), txt("the proxy returned 401 times before it gave up")},
+			txt("Server returned 401 — the LLM endpoint may be temporarily unavailable. Try again in a moment."),
+			txt("Failed to connect to Ollama API: 401 Unauthorized unauthorized")},
+		neg: []Evidence{txt("sent 401 bytes"), txt("the proxy returned 401 times before it gave up"),
+			txt("the free API: 401 requests a day, then a key")},
 	},
 	"codex.status_unauthorized.v1": {
 		pos: []Evidence{txt("unexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"},\n\nstream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses)"),

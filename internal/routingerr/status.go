@@ -68,6 +68,15 @@ var statusMarkers = []string{
 	// error; no more retries left"), as Claude Code prints it with
 	// ANTHROPIC_LOG=debug.
 	"failed with status ",
+	// Zed's providers wrap a failed request as "Failed to connect to
+	// <Provider> API: <status> <body>" with the http crate's StatusCode
+	// Display ("401 Unauthorized", "500 Internal Server Error"):
+	// crates/ollama/src/ollama.rs ("Failed to connect to Ollama API: {}
+	// {}", "Failed to connect to API: {} {}"), crates/lmstudio, the
+	// Copilot Chat and OpenRouter clients. "API: 500 requests a day" is
+	// prose, so here the status must be followed by its reason phrase
+	// (see reasonMarkers).
+	"api: ",
 	// The same SDKs' older core.ts debug line for the final error, printed
 	// with DEBUG=true as console.log(`Anthropic:DEBUG:${action}`, …):
 	// debug(`response (error; ${retryMessage})`, response.status, url, …)
@@ -88,6 +97,20 @@ var statusMarkers = []string{
 
 // clauseMarkers are the markers after which a status must end its clause.
 var clauseMarkers = map[string]bool{"returned ": true, "returned status ": true, "returned http ": true, "responded with ": true}
+
+// reasonMarkers are the markers after which a status must be followed by
+// a blank and a capital, its reason phrase ("401 Unauthorized").
+var reasonMarkers = map[string]bool{"api: ": true}
+
+// reasonFollows: the status at s[i:i+3] (after blanks) is followed by a
+// blank and a capital letter.
+func reasonFollows(s string, i int) bool {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	j := i + 3
+	return j+1 < len(s) && s[j] == ' ' && 'A' <= s[j+1] && s[j+1] <= 'Z'
+}
 
 // statusEndsClause: the status at s[i:i+3] (after blanks) is followed by
 // the end of the text or line, ':', ',', ';', '.', ' |', ' (', ' {', ' [',
@@ -150,6 +173,9 @@ func markerStatusAt(m, s string, i int) (int, bool) {
 		return 0, false
 	}
 	if clauseMarkers[m] && !statusEndsClause(s, i) {
+		return 0, false
+	}
+	if reasonMarkers[m] && !reasonFollows(s, i) {
 		return 0, false
 	}
 	return statusAt(s, i)
