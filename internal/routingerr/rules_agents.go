@@ -45,7 +45,18 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// "exceeded your current quota" and "gemini" is shown as "gemini is
 	// way too hot right now", then "(click to expand)" and "[retrying in Ns
 	// attempt #N]"): the words only appear while opencode retries.
-	"gemini is way too hot right now"}
+	"gemini is way too hot right now",
+	// opencode-antigravity-auth's toasts before it sleeps and tries again
+	// (src/plugin.ts: "Rate limited. Quick retry in 1s...", "Rate limited
+	// again. Switching account in 5s...", "Server at capacity. Waiting
+	// 10s... (attempt 2)", "⏳ Waiting 12s for same account (prompt cache
+	// preserved)...", "Empty response received. Retrying (1/4)..."): the
+	// plugin's own retry, with its delay.
+	"quick retry in ", "switching account in ", "server at capacity. waiting ",
+	"for same account (prompt cache preserved)", "empty response received. retrying"}
+
+// toastDelayWords precede the delay in those toasts.
+var toastDelayWords = []string{"quick retry in ", "switching account in ", "server at capacity. waiting ", "⏳ waiting "}
 
 var kwDailyQuota = newKW("reached your daily")
 
@@ -63,6 +74,12 @@ var agentRules = []rule{
 					continue
 				}
 				if k == "trying to reach " && !strings.Contains(s.low[i:min(len(s.low), i+120)], "(attempt ") {
+					continue
+				}
+				// The toasts' delay words need their number ("switching
+				// account in settings" is no countdown).
+				if j := i + len(k); (k == "quick retry in " || k == "switching account in " || k == "server at capacity. waiting ") &&
+					(j >= len(s.low) || !isDigit(s.low[j])) {
 					continue
 				}
 				// Gemini CLI's fallback after a daily quota ("You have reached
@@ -85,6 +102,8 @@ var agentRules = []rule{
 				c.RetryAfter = new(d)
 			} else if d, ok := retryingAfterDelay(s.low); ok {
 				c.RetryAfter = new(d)
+			} else if d, ok := toastDelay(s.low); ok {
+				c.RetryAfter = new(d)
 			}
 			return c
 		}},
@@ -103,6 +122,26 @@ func retryingAfterDelay(low string) (time.Duration, bool) {
 		return 0, false
 	}
 	return d, true
+}
+
+// toastDelay reads the delay of opencode-antigravity-auth's retry toasts
+// ("Quick retry in 1s...", "Switching account in 5s...", "Waiting 12s for
+// same account"), the last one in low.
+func toastDelay(low string) (time.Duration, bool) {
+	i := lastOf(low, toastDelayWords)
+	if i < 0 {
+		return 0, false
+	}
+	for _, w := range toastDelayWords {
+		if strings.HasPrefix(low[i:], w) {
+			d, _, ok := parseHumanDuration(low[i+len(w):])
+			if ok && d > 0 && d <= maxHint {
+				return d, true
+			}
+			break
+		}
+	}
+	return 0, false
 }
 
 // codexRetryDelay reads the delay of Codex's own retry line, "<error>;

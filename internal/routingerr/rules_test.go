@@ -15,8 +15,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"agent.own_retry.v1": {
 		pos: []Evidence{txt("Attempt 2 failed with status 429. Retrying with backoff..."),
 			txt("⠋ This is taking a bit longer, we’re still on it. (esc to cancel, 2m 13s)"),
-			txt("stream error: stream disconnected before completion: connection reset; retrying...")},
+			txt("stream error: stream disconnected before completion: connection reset; retrying..."),
+			txt("Rate limited. Quick retry in 1s..."), txt("Server at capacity. Waiting 10s... (attempt 2)")},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
+			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
 			txt("Attempt 1 failed. Retrying with backoff...\nError: quota exhausted"),
 			{HasRPCError: true, RPCCode: 429, RPCMessage: "You have exhausted your daily quota on this model.", StderrTail: "Attempt 1 failed with status 429. Retrying with backoff..."},
 			txt("Trying to reach the office"), txt("this is taking a bit longer than the last build")},
