@@ -158,6 +158,13 @@ var openaiRules = []rule{
 		any: []string{"flagged for possible biological risk", "bio_policy", "rejected by the content policy",
 			"content policy violation", "content_policy_violation", "misalignment policy violation", "misalignment_policy",
 			"rejected by the content filter", "access to this content for safety reasons"}},
+	// OpenAI's parameter validation, as a client prints the message alone
+	// (no type or code around it): "Unsupported parameter: 'max_tokens' is
+	// not supported with this model. Use 'max_completion_tokens' instead.",
+	// "Unsupported value: 'temperature' does not support 0.7 with this
+	// model." The same body fails the same way.
+	{id: "openai.unsupported_param_message.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{"unsupported parameter: ", "unsupported value: "}, all: []string{"with this model"}},
 	// The request's own output limit: the Responses API's response.incomplete
 	// with incomplete_details.reason max_output_tokens (codex-rs: "Incomplete
 	// response returned, reason: max_output_tokens"), the SDKs'

@@ -1370,6 +1370,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("The requested access program cannot be used with this model.")},
 		neg: []Evidence{txt("the access program can be used with this model")},
 	},
+	"openai.unsupported_param_message.v1": {
+		pos: []Evidence{txt("Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
+			txt("Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported.")},
+		neg: []Evidence{txt("Unsupported parameter: previous_response_id"), txt("this model supports the parameter; unsupported value: none")},
+	},
 	"codex.budget.v1": {
 		pos: []Evidence{txt("Goal budget reached - the turn was stopped."), txt("■ budget reached"), txt("shared rollout token budget exhausted")},
 		neg: []Evidence{txt("goal budget: 40% used"), txt("session budget set to $5"), txt("monthly budget reached for the project"),
