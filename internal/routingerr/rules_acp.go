@@ -71,6 +71,13 @@ var acpRules = []rule{
 			}
 			return s.locate(`"startupfailurereason":`)
 		}},
+	// acpx's PermissionPromptUnavailableError (src/errors.ts: "Permission
+	// prompt unavailable in non-interactive mode"; OpenClaw prints it as
+	// "AcpRuntimeError: …"): the agent asked for a permission and the
+	// session's nonInteractivePermissions=fail refuses to ask; the
+	// permission mode is the setting to change, a replay asks again.
+	{id: "acp.permission_prompt_unavailable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"permission prompt unavailable in non-interactive mode"}},
 	// ACP's auth_required (-32000). Other agents use -32000 for anything, so
 	// the message decides, not the code.
 	{id: "acp.auth_required.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

@@ -1208,6 +1208,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("OpenAI's servers are temporarily unavailable. Zed will retry automatically. If the problem persists, check the provider's status page.")},
 		neg: []Evidence{txt("servers are temporarily in maintenance mode on Sundays")},
 	},
+	"acp.permission_prompt_unavailable.v1": {
+		pos: []Evidence{txt("AcpRuntimeError: Permission prompt unavailable in non-interactive mode"),
+			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"details":"Permission prompt unavailable in non-interactive mode"}`}},
+		neg: []Evidence{txt("Permission denied for fs/write_text_file"), txt("permission prompt shown in interactive mode")},
+	},
 	"kiro.throttled.v1": {
 		pos: []Evidence{txt("Internal error (code -32603): Encountered an error in the response stream: The request was throttled by the service (request_id: 671ca98e)")},
 		neg: []Evidence{txt("the request was throttled"), txt("throttled by the service mesh config")},
