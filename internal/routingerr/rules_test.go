@@ -1208,6 +1208,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("OpenAI's servers are temporarily unavailable. Zed will retry automatically. If the problem persists, check the provider's status page.")},
 		neg: []Evidence{txt("servers are temporarily in maintenance mode on Sundays")},
 	},
+	"zed.chatgpt_subscription_signin.v1": {
+		pos: []Evidence{txt("ERROR [agent] Failed to authenticate provider: ChatGPT Subscription: Sign in with your ChatGPT Plus or Pro subscription to use this provider.")},
+		neg: []Evidence{txt("Signed in with your ChatGPT Plus subscription."), txt("ChatGPT Subscription: rate limited, retrying")},
+	},
 	"acp.permission_prompt_unavailable.v1": {
 		pos: []Evidence{txt("AcpRuntimeError: Permission prompt unavailable in non-interactive mode"),
 			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"details":"Permission prompt unavailable in non-interactive mode"}`}},

@@ -75,6 +75,14 @@ var toolRules = []rule{
 	{id: "zed.provider_unavailable.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.75,
 		any: []string{"servers are temporarily unavailable"}},
 
+	// Zed's ChatGPT Subscription provider when no sign-in is stored
+	// (crates/language_models/src/provider/openai_subscribed.rs
+	// authenticate: "Sign in with your ChatGPT Plus or Pro subscription to
+	// use this provider."; the agent logs it as "Failed to authenticate
+	// provider: ChatGPT Subscription: …"): a human signs in.
+	{id: "zed.chatgpt_subscription_signin.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"sign in with your chatgpt plus or pro subscription"}},
+
 	// Kiro CLI's stream errors (its agent crate, StreamErrorKind's Display).
 	{id: "kiro.throttled.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		any: []string{"request was throttled by the service"}},
