@@ -384,6 +384,13 @@ var openaiRules = []rule{
 	// role such as Cognitive Services OpenAI User; a grant is the fix.
 	{id: "azure.principal_no_access.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"principal does not have access to api/operation"}},
+	// Azure OpenAI's 400 OperationNotSupported: the deployment's model does
+	// not serve the API called ("The chatCompletion operation does not work
+	// with the specified model, gpt-5.1-codex. Please choose different model
+	// …"; codex models serve only the Responses API, chat models no
+	// completions). The model or the API the client uses is to change.
+	{id: "azure.operation_not_supported.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"does not work with the specified model", "operationnotsupported"}},
 	// LiteLLM's proxy for a key that is not one of its virtual keys:
 	// "LiteLLM Virtual Key expected. Received=…, expected to start with
 	// 'sk-'." (often a placeholder that was never substituted).

@@ -1379,6 +1379,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("The requested access program cannot be used with this model.")},
 		neg: []Evidence{txt("the access program can be used with this model")},
 	},
+	"azure.operation_not_supported.v1": {
+		pos: []Evidence{txt("The chatCompletion operation does not work with the specified model, gpt-5.2-codex. Please choose different model and try again."),
+			status(400, `{"error":{"code":"OperationNotSupported","message":"The embeddings operation does not work with the specified model, gpt-4o."}}`)},
+		neg: []Evidence{txt("the specified model works with chat completions"), txt("operation not supported on socket")},
+	},
 	"openai.unsupported_param_message.v1": {
 		pos: []Evidence{txt("Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
 			txt("Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported.")},
