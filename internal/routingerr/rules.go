@@ -495,8 +495,11 @@ func saysFinal(s string) bool {
 // "Credit balance is too low", "Invalid API key · Please run /login",
 // "You've hit your limit · resets …"; Gemini CLI's daily quota; codex-rs
 // 0.171.0's workspace credits and spend cap, its unavailable capacity, its
-// QuotaExceeded and its context window.
+// QuotaExceeded and its context window; Hermes Agent's "❌ API failed
+// after 8 retries — …", "API call failed after 3 retries: …" and "❌ Rate
+// limit persisted after 3 retries." once its retries are spent.
 var finalWords = []string{"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
+	"api failed after ", "api call failed after ", "limit persisted after ",
 	"usage limit reached", "stream disconnected", "at capacity", "refresh token", "sign in again",
 	"credit balance is too low", "invalid api key", "please run /login", "daily quota",
 	"is out of credits", "hit your spend cap", "capacity is unavailable", "quota exceeded. check your plan",

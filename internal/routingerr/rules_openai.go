@@ -527,7 +527,13 @@ const sleepBeforeRetry = "sleeping before retr"
 // wrapperWait reads a wrapper's "Waiting for 20 seconds before retrying",
 // "Waiting 20s before retrying" or "Rate limit exceeded. Waiting for 10
 // seconds.", the last one in low: its offset and the wait, or -1 when there
-// is none.
+// is none. Hermes Agent's own waits count too: "⏱️ Provider overloaded.
+// Waiting 60.7s (attempt 6/8) …" (its backoff before the next attempt) and
+// "🔁 Transient APIConnectionError on <provider> — rebuilt client, waiting
+// 6s before one last primary attempt." (NousResearch/hermes-agent
+// try_recover_primary_transport, agent/agent_runtime_helpers.py; earlier
+// run_agent.py AIAgent._try_recover_primary_transport: the line, then
+// time.sleep(wait_time) and the attempt).
 func wrapperWait(low string) (int, time.Duration) {
 	i := strings.LastIndex(low, "waiting ")
 	if i < 0 {
@@ -539,7 +545,12 @@ func wrapperWait(low string) (int, time.Duration) {
 		return -1, 0
 	}
 	line := low[strings.LastIndexByte(low[:i], '\n')+1 : i]
-	if !strings.HasPrefix(rest[n:], " before retr") && !strings.Contains(line, "rate limit") {
+	after := rest[n:]
+	if strings.HasSuffix(line, "timed out ") { // "Timed out waiting 60s (attempt 1)": no wait
+		return -1, 0
+	}
+	if !strings.HasPrefix(after, " before retr") && !strings.HasPrefix(after, " (attempt ") &&
+		!strings.HasPrefix(after, " before one last primary attempt") && !strings.Contains(line, "rate limit") {
 		return -1, 0
 	}
 	return i, d

@@ -1289,8 +1289,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"wrapper.retry_wait.v1": {
 		pos: []Evidence{txt("Rate limit hit. Waiting 30 seconds before retrying..."),
-			txt("Rate limit exceeded. Sleeping before retrying...")},
+			txt("Rate limit exceeded. Sleeping before retrying..."),
+			txt("⏱️ Provider overloaded. Waiting 60.7s (attempt 6/8)..."),
+			txt("🔁 Transient APIConnectionError on openrouter — rebuilt client, waiting 4s before one last primary attempt.")},
 		neg: []Evidence{txt("kotlinx.coroutines.TimeoutCancellationException: Timed out waiting for 60000 ms"),
+			txt("Timed out waiting 60s (attempt 1)"),
+			txt("⏱️ Provider overloaded. Waiting 60.7s (attempt 8/8)...\n❌ API failed after 8 retries — HTTP 429: The service may be temporarily overloaded"),
 			txt("net/http: request canceled while waiting for connection"),
 			txt("Call to GPT failed due to rate limit, retry attempt 1 of 5\nRateLimitError: Retry limit exceeded"),
 			txt("set the retry attempt count to 3 in config.toml"),
