@@ -455,6 +455,18 @@ func TestHeldoutThirtyNinth(t *testing.T) {
 	measureLaterSet(t, 39, "thirty-ninth held-out set")
 }
 
+// TestHeldoutFortieth measures testdata/heldout40: 48 real agents' own
+// retry and progress lines and retry-after / reset hints (Claude Code,
+// opencode, Hermes Agent, aider, goose, Copilot CLI, Antigravity, Kimi, crush,
+// Kiro, Zed, OpenHands, …): stated delays, localized retry lines, usage
+// windows with an epoch or an ISO instant, Retry-After as agents print it,
+// from threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout40/README.md).
+func TestHeldoutFortieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 40, "fortieth held-out set")
+}
+
 // TestHeldoutFortyFirst measures testdata/heldout41: 56 real errors from
 // ACP clients and adapters as they show an agent's failure (Zed's agent
 // panel and its own agent, JetBrains-hosted clients, avante,
