@@ -104,6 +104,17 @@ var copilotRules = []rule{
 		any: []string{"not available for integrator", "model_not_available_for_integrator", "model_not_supported"}},
 	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"cannot accrue additional premium requests"}},
+	// The Copilot language server (the JetBrains, Vim and other editor
+	// plugins talk JSON-RPC to it) refuses a request without a Copilot
+	// token: ResponseError(ErrorCodes.NoCopilotToken = 1000, "Not
+	// authenticated: <failureKind>") (@github/copilot-language-server
+	// 1.539.0 dist/main.js). The kinds read here are the sign-in's:
+	// NotSignedIn, HTTP401 (a token GitHub no longer takes), NotAuthorized
+	// (no Copilot access on the account). Its "Exception" kind is whatever
+	// failed while fetching the token, a network error as well, and is not
+	// read.
+	{id: "copilot.ls_not_authenticated.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"not authenticated: notsignedin", "not authenticated: http401", "not authenticated: notauthorized"}},
 }
 
 // copilotWaitFor reads Copilot's "Please wait {0} before trying again".

@@ -1217,6 +1217,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"details":"Permission prompt unavailable in non-interactive mode"}`}},
 		neg: []Evidence{txt("Permission denied for fs/write_text_file"), txt("permission prompt shown in interactive mode")},
 	},
+	"copilot.ls_not_authenticated.v1": {
+		pos: []Evidence{{HasRPCError: true, RPCCode: 1000, RPCMessage: "Not authenticated: NotAuthorized"},
+			txt(`{"jsonrpc":"2.0","id":3,"error":{"code":1000,"message":"Not authenticated: HTTP401"}}`)},
+		neg: []Evidence{txt(`{"jsonrpc":"2.0","id":3,"error":{"code":1000,"message":"Not authenticated: Exception"}}`),
+			txt("not authenticated yet, waiting for the device flow")},
+	},
 	"kiro.throttled.v1": {
 		pos: []Evidence{txt("Internal error (code -32603): Encountered an error in the response stream: The request was throttled by the service (request_id: 671ca98e)")},
 		neg: []Evidence{txt("the request was throttled"), txt("throttled by the service mesh config")},
