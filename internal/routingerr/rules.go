@@ -335,7 +335,32 @@ func isErrorShaped(line string) bool {
 		strings.Contains(line, "error:") ||
 		strings.Contains(line, "api error") || strings.Contains(line, "exception") ||
 		strings.Contains(line, `"message"`) || strings.HasPrefix(strings.TrimSpace(line), "error") ||
-		strings.Contains(line, "stream disconnected before completion:")
+		strings.Contains(line, "stream disconnected before completion:") ||
+		retryReport(line)
+}
+
+// retryReport: a retry loop's final report, "<what> failed after N retries"
+// then ": ", " — " or ". " and the message (Hermes Agent's "❌ API failed
+// after 8 retries — HTTP 429: …" and its log's "API call failed after 3
+// retries. <summary> | provider=…", agent/turn_recovery.py
+// max_retries_exhausted_result; "API call failed after 4 retries: Internal
+// server error"; the idiom of many clients): the message after it is the
+// error.
+func retryReport(line string) bool {
+	i := strings.Index(line, "failed after ")
+	if i < 0 {
+		return false
+	}
+	rest := line[i+len("failed after "):]
+	j := 0
+	for j < len(rest) && isDigit(rest[j]) {
+		j++
+	}
+	if j == 0 || !strings.HasPrefix(rest[j:], " retries") {
+		return false
+	}
+	rest = rest[j+len(" retries"):]
+	return strings.HasPrefix(rest, ": ") || strings.HasPrefix(rest, " — ") || strings.HasPrefix(rest, ". ")
 }
 
 // statusIs matches an effective HTTP status in [lo, hi].
@@ -496,10 +521,11 @@ func saysFinal(s string) bool {
 // "You've hit your limit · resets …"; Gemini CLI's daily quota; codex-rs
 // 0.171.0's workspace credits and spend cap, its unavailable capacity, its
 // QuotaExceeded and its context window; Hermes Agent's "❌ API failed
-// after 8 retries — …", "API call failed after 3 retries: …" and "❌ Rate
-// limit persisted after 3 retries." once its retries are spent.
+// after 8 retries — …", "❌ Rate limited after 3 retries — …"
+// (agent/turn_recovery.py), "API call failed after 3 retries: …" and "❌
+// Rate limit persisted after 3 retries." once its retries are spent.
 var finalWords = []string{"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
-	"api failed after ", "api call failed after ", "limit persisted after ",
+	"api failed after ", "api call failed after ", "limit persisted after ", "rate limited after ",
 	"usage limit reached", "stream disconnected", "at capacity", "refresh token", "sign in again",
 	"credit balance is too low", "invalid api key", "please run /login", "daily quota",
 	"is out of credits", "hit your spend cap", "capacity is unavailable", "quota exceeded. check your plan",

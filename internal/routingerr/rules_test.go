@@ -251,9 +251,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.internal_server_error_text.v1": {
 		pos: []Evidence{txt("AI_RetryError: Failed after 3 attempts. Last error: Internal server error"),
+			txt("❌ API failed after 3 retries — Internal server error"),
 			// A body quoted into a log string, its JSON escaped.
 			txt(`HTTP请求失败: 500, 响应: {\"error\":{\"code\":\"http_error\",\"message\":\"Internal server error during generate\"}}`)},
-		neg: []Evidence{txt("we log internal server error counts"), {HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error"}},
+		neg: []Evidence{txt("we log internal server error counts"), {HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error"},
+			// A retry report needs its count and the message after it.
+			txt("the job failed after retries, internal server error counts were high"),
+			txt("failed after 3 retries and an internal server error page")},
 	},
 	"bedrock.service_quota.v1": {
 		pos: []Evidence{txt("An error occurred (ServiceQuotaExceededException) when calling the InvokeModel operation: Your request exceeds the service quota for your account.")},
