@@ -86,9 +86,14 @@ var (
 	// (src/plugin/debug.ts logRateLimitEvent), milliseconds.
 	kwRetryAfterMsKV  = newKW("retryafterms=")
 	kwQuotaResetDelay = newKW("quotaresetdelay")
-	kwRegainAccess    = newKW("regain access on ")
-	kwResetDuration   = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
-	kwResetTime       = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
+	// Zed's agent logs its retry strategy's Debug: "Retrying with Fixed {
+	// delay: 5s, max_attempts: 2 } for language model completion error …"
+	// (crates/agent/src/thread.rs). A Fixed strategy waits its delay; an
+	// ExponentialBackoff's initial_delay is only the first wait.
+	kwZedFixedDelay = newKW("fixed { delay: ")
+	kwRegainAccess  = newKW("regain access on ")
+	kwResetDuration = []*kw{newKW("x-ratelimit-reset-requests"), newKW("x-ratelimit-reset-tokens")}
+	kwResetTime     = []*kw{newKW("anthropic-ratelimit-requests-reset"), newKW("anthropic-ratelimit-tokens-reset"),
 		newKW("anthropic-ratelimit-input-tokens-reset"), newKW("anthropic-ratelimit-output-tokens-reset")}
 	// Code Assist's ErrorInfo metadata "quotaResetTimeStamp" is the
 	// instant itself; it outranks the message's "Resets in 160h20m10s",
@@ -173,6 +178,9 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 				return clampHint(d)
 			}
 		}
+	}
+	if d, ok := durationAfterKW(s, kwZedFixedDelay); ok {
+		return clampHint(d)
 	}
 	// Code Assist's ErrorInfo metadata "quotaResetDelay": "373.801628ms",
 	// when no RetryInfo came with it.
