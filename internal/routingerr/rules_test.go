@@ -249,6 +249,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("5-hour limit reached ∙ resets 3pm (Europe/Paris)")},
 		neg: []Evidence{txt("Approaching 5-hour limit ∙ resets 3pm"), txt("5-hour limit resets 3pm ∙ continuing with extra usage"), txt("the cache resets every hour")},
 	},
+	"openclaw.provider_cooldown.v1": {
+		pos: []Evidence{txt("Embedded agent failed before reply: All models failed (2): minimax/MiniMax-M2.1: Provider minimax is in cooldown (all profiles unavailable) (rate_limit) | kimi-coding/k2p5: Provider kimi-coding is in cooldown (all profiles unavailable) (rate_limit)")},
+		neg: []Evidence{txt("All models failed (1): openrouter/x: Provider openrouter is in cooldown (all profiles unavailable) (billing)"),
+			txt("the provider is in cooldown"), txt("all profiles unavailable")},
+	},
 	"generic.internal_server_error_text.v1": {
 		pos: []Evidence{txt("AI_RetryError: Failed after 3 attempts. Last error: Internal server error"),
 			txt("❌ API failed after 3 retries — Internal server error"),

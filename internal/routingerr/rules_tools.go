@@ -75,6 +75,17 @@ var toolRules = []rule{
 	{id: "zed.provider_unavailable.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.75,
 		any: []string{"servers are temporarily unavailable"}},
 
+	// openclaw's model fallback when every auth profile of a provider is
+	// cooling down after failures (src/agents/model-fallback.ts: the attempt
+	// "Provider <p> is in cooldown (all profiles unavailable)" with reason
+	// rate_limit, or the reason inferred from the profiles' last failures;
+	// the summary "All models failed (N): <p>/<m>: <error> (<reason>) |
+	// …"): openclaw's own back-off, which ends. A cooldown it put down to
+	// billing or auth is no wait (left to the rules for those words).
+	{id: "openclaw.provider_cooldown.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
+		any:  []string{"is in cooldown (all profiles unavailable)"},
+		none: []string{"unavailable) (billing)", "unavailable) (auth)"}},
+
 	// Zed's ChatGPT Subscription provider when no sign-in is stored
 	// (crates/language_models/src/provider/openai_subscribed.rs
 	// authenticate: "Sign in with your ChatGPT Plus or Pro subscription to
