@@ -787,7 +787,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"anthropic.overloaded.529.v1": {
 		pos: []Evidence{txt("API Error: 529 Overloaded. This is a server-side issue, usually temporary"), txt("Repeated 529 Overloaded errors"),
-			status(529, "")},
+			status(529, ""), txt("Failed to connect to API: 529 <unknown status code> ")},
 		neg: []Evidence{txt("took 1529 overloaded cycles"), txt(`{"duration_ms":15290}`), txt("returns HTTP 529 with an `overloaded_error` body")},
 	},
 	"claude_code.server_limiting.v1": {

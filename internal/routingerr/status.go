@@ -99,17 +99,22 @@ var statusMarkers = []string{
 var clauseMarkers = map[string]bool{"returned ": true, "returned status ": true, "returned http ": true, "responded with ": true}
 
 // reasonMarkers are the markers after which a status must be followed by
-// a blank and a capital, its reason phrase ("401 Unauthorized").
+// its reason phrase ("401 Unauthorized").
 var reasonMarkers = map[string]bool{"api: ": true}
 
 // reasonFollows: the status at s[i:i+3] (after blanks) is followed by a
-// blank and a capital letter.
+// blank and a capital letter, or by the http crate's placeholder for a
+// status it has no reason for ("529 <unknown status code>", StatusCode's
+// Display in hyperium/http src/status.rs).
 func reasonFollows(s string, i int) bool {
 	for i < len(s) && s[i] == ' ' {
 		i++
 	}
 	j := i + 3
-	return j+1 < len(s) && s[j] == ' ' && 'A' <= s[j+1] && s[j+1] <= 'Z'
+	if j+1 >= len(s) || s[j] != ' ' {
+		return false
+	}
+	return 'A' <= s[j+1] && s[j+1] <= 'Z' || strings.HasPrefix(s[j+1:], "<unknown status code>")
 }
 
 // statusEndsClause: the status at s[i:i+3] (after blanks) is followed by
