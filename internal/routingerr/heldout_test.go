@@ -478,3 +478,16 @@ func TestHeldoutFortyFirst(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 41, "forty-first held-out set")
 }
+
+// TestHeldoutFortyThird measures testdata/heldout43: 47 real errors from
+// the network stacks under the coding agents (Node/undici and Bun in
+// Claude Code and opencode, Rust reqwest/hyper and the AWS SDK for Rust in
+// Codex, Kiro, goose and forgecode, Python httpx/requests/aiohttp under
+// aider, litellm, OpenHands and agent-zero, Go net/http in crush and
+// Windsurf) with their TLS, proxy and DNS failures, and AWS Bedrock
+// through any agent, from threads no earlier set used, committed before
+// the classifier saw them (testdata/heldout43/README.md).
+func TestHeldoutFortyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 43, "forty-third held-out set")
+}
