@@ -340,18 +340,23 @@ func isErrorShaped(line string) bool {
 }
 
 // retryReport: a retry loop's final report, "<what> failed after N retries"
-// then ": ", " — " or ". " and the message (Hermes Agent's "❌ API failed
-// after 8 retries — HTTP 429: …" and its log's "API call failed after 3
+// (or "rate limited after N retries") then ": ", " — " or ". " and the
+// message (Hermes Agent's "❌ API failed after 8 retries — HTTP 429: …", "❌
+// Rate limited after 3 retries — …" and its log's "API call failed after 3
 // retries. <summary> | provider=…", agent/turn_recovery.py
 // max_retries_exhausted_result; "API call failed after 4 retries: Internal
 // server error"; the idiom of many clients): the message after it is the
 // error.
 func retryReport(line string) bool {
-	i := strings.Index(line, "failed after ")
-	if i < 0 {
-		return false
+	w := "failed after "
+	i := strings.Index(line, w)
+	if i < 0 { // Hermes' "❌ Rate limited after 3 retries — …"
+		w = "rate limited after "
+		if i = strings.Index(line, w); i < 0 {
+			return false
+		}
 	}
-	rest := line[i+len("failed after "):]
+	rest := line[i+len(w):]
 	j := 0
 	for j < len(rest) && isDigit(rest[j]) {
 		j++

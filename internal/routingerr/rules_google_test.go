@@ -203,7 +203,9 @@ func init() {
 			neg: []Evidence{txt("provider is online"), txt("overloaded operator + for type")},
 		},
 		"opencode.rate_limited.v1": {
-			pos: []Evidence{txt("Rate Limited")},
+			pos: []Evidence{txt("Rate Limited"),
+				// Hermes' final report: the line is error-shaped (retryReport).
+				txt("❌ Rate limited after 3 retries — HTTP 429: Too Many Requests")},
 			neg: []Evidence{txt("requests are no longer rate limited after the upgrade")},
 		},
 		"opencode.idle_timeout.v1": {
