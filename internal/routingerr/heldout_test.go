@@ -479,6 +479,17 @@ func TestHeldoutFortyFirst(t *testing.T) {
 	measureLaterSet(t, 41, "forty-first held-out set")
 }
 
+// TestHeldoutFortySecond measures testdata/heldout42: 46 real errors from
+// Gemini CLI (interactive, headless and ACP mode, Code Assist login and
+// tiers, quota and fallback messages), Qwen Code (DashScope 400s, Qwen
+// OAuth 401s, empty and unfinished streams) and the Gemini API / Vertex AI
+// as other agents and relays print them, from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout42/README.md).
+func TestHeldoutFortySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 42, "forty-second held-out set")
+}
+
 // TestHeldoutFortyThird measures testdata/heldout43: 47 real errors from
 // the network stacks under the coding agents (Node/undici and Bun in
 // Claude Code and opencode, Rust reqwest/hyper and the AWS SDK for Rust in

@@ -492,7 +492,14 @@ var sharedRules = []rule{
 			"is not available in region", "no allowed providers are available for the selected model", "模型不存在",
 			// The model named wrongly, as gateways and local servers say it
 			// ("Unknown model: x", "Invalid model name").
-			"unknown model", "invalid model:", "invalid model name", "invalid model id", "invalid model specified"},
+			"unknown model", "invalid model:", "invalid model name", "invalid model id", "invalid model specified",
+			// CLIProxyAPI when no provider serves the requested model
+			// (sdk/api/handlers: "unknown provider for model <m>"). Until
+			// 2026-07 it came as a 502 {"type":"server_error","code":
+			// "internal_server_error"}; the 400 model_not_found that
+			// replaced it says why: "a gateway failure they would keep
+			// retrying". The words, not the 502.
+			"unknown provider for model"},
 		none: []string{"accessdeniedexception"}},
 	{id: "generic.config_words.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",

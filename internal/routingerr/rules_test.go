@@ -90,7 +90,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Rate limit reached for requests. Add a payment method to your account to increase your rate limit.")},
 	},
 	"generic.model_words.v1": {
-		pos: []Evidence{txt("The provided model identifier is invalid."), txt("Unknown model: claude-opus-9"), txt("Error: invalid model name 'gpt-9'")},
+		pos: []Evidence{txt("The provided model identifier is invalid."), txt("Unknown model: claude-opus-9"), txt("Error: invalid model name 'gpt-9'"),
+			status(502, `{"error":{"message":"unknown provider for model gemini-9","type":"server_error","code":"internal_server_error"}}`)},
 		neg: []Evidence{txt("model found"), txt("AccessDeniedException: You don't have access to the model with the specified model ID.")},
 	},
 	"generic.config_words.v1": {
