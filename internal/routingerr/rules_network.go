@@ -619,6 +619,11 @@ var transportLostRules = []rule{
 			// undici's SocketError, whatever its message ("SocketError: closed",
 			// "SocketError: other side closed"; lib/dispatcher/client-h1.js).
 			"socketerror: ",
+			// reqwest's Kind::Body, a request or response body that broke
+			// off mid-transfer ("request or response body error", src/error.rs
+			// Display; catalogue reqwest-body-error): the AWS SDK for Rust
+			// and Kiro CLI print it after "dispatch failure (io error): ".
+			"request or response body error",
 			// A response cut short in other languages (catalogue
 			// okhttp-unexpected-end-of-stream, okhttp-stream-reset,
 			// dotnet-response-ended, dotnet-forcibly-closed,

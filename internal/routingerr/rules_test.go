@@ -136,8 +136,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("HTTP 500 terminated"), txt("API Error: 500 worker terminated")},
 	},
 	"net.stream_cut.v1": {
-		pos: []Evidence{txt("SocketError: other side closed"), txt("Error: 2 UNKNOWN: Stream removed")},
-		neg: []Evidence{txt("the other side agreed"), txt("server connected"), txt("the upstream removed this model")},
+		pos: []Evidence{txt("SocketError: other side closed"), txt("Error: 2 UNKNOWN: Stream removed"),
+			txt("stream read failed: request or response body error")},
+		neg: []Evidence{txt("the other side agreed"), txt("server connected"), txt("the upstream removed this model"),
+			txt("log the request or response body size")},
 	},
 	"go.eof.v1": {
 		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`), txt("Post https://api.openai.com/v1/responses: EOF"),
