@@ -597,7 +597,14 @@ var nodeErrnos = []string{"econnreset", "etimedout", "econnrefused", "eai_again"
 	// getaddrinfo's EAI_FAIL and ENODATA (the resolver failed, or the name
 	// has no address today), a network interface down, a socket no longer
 	// connected.
-	"eai_fail", "enodata", "enetdown", "enotconn"}
+	"eai_fail", "enodata", "enetdown", "enotconn",
+	// Node's own codes for a socket used after it closed, or closed before
+	// it connected (lib/internal/errors.js: ERR_SOCKET_CLOSED "Socket is
+	// closed", ERR_SOCKET_CLOSED_BEFORE_CONNECTION "Socket closed before
+	// the connection was established"), as Claude Code's connectivity
+	// check prints the code alone ("Failed to connect to
+	// api.anthropic.com: ERR_SOCKET_CLOSED").
+	"err_socket_closed", "err_socket_closed_before_connection"}
 
 // transportLostRules: the connection broke while a response was being read
 // (undici "terminated" / "other side closed", HTTP/2 stream resets, a body cut

@@ -921,8 +921,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"node.errno.v1": {
 		pos: []Evidence{txt("Error: read ECONNRESET\n    at TLSWrap.onStreamRead"), txt("connect ETIMEDOUT 160.79.104.10:443"),
-			txt("getaddrinfo EAI_AGAIN api.openai.com"), txt("TypeError: fetch failed\n  code: 'UND_ERR_CONNECT_TIMEOUT'"), txt("Error: write EPIPE")},
-		neg: []Evidence{txt("ECONNRESETTING"), txt("a repipeline step"), txt("EISDIR: illegal operation on a directory"),
+			txt("getaddrinfo EAI_AGAIN api.openai.com"), txt("TypeError: fetch failed\n  code: 'UND_ERR_CONNECT_TIMEOUT'"), txt("Error: write EPIPE"),
+			txt("Failed to connect to api.example.com: ERR_SOCKET_CLOSED_BEFORE_CONNECTION")},
+		neg: []Evidence{txt("ECONNRESETTING"), txt("ERR_SOCKET_CLOSED_LISTENER_LEAK"), txt("a repipeline step"), txt("EISDIR: illegal operation on a directory"),
 			txt("InvalidArgumentError: invalid upgrade header\n  code: 'UND_ERR_INVALID_ARG'")},
 	},
 	"tgi.validation_length.v1": {
