@@ -502,3 +502,15 @@ func TestHeldoutFortyThird(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 43, "forty-third held-out set")
 }
+
+// TestHeldoutFortyFourth measures testdata/heldout44: 52 real Anthropic and
+// OpenAI API error bodies and SDK exceptions (anthropic and openai Python
+// and Node SDKs, LangChain and LangChain.js, litellm, langchain4j, Spring
+// AI) as clients print them (Claude Code, Continue, Roo, cline, aider,
+// OpenHands, Qwen Code and smaller tools and scripts), from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout44/README.md).
+func TestHeldoutFortyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 44, "forty-fourth held-out set")
+}
