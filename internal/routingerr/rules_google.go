@@ -166,7 +166,14 @@ var googleRules = []rule{
 			// and try again.").
 			"not running in a trusted directory", "is disabled by your administrator", "fatalsandboxerror", "fatalconfigerror",
 			"fataluntrustedworkspaceerror", "(from gemini_sandbox)", "failed to determine command for sandbox",
-			"please fix the configuration file(s)"}},
+			"please fix the configuration file(s)",
+			// The docs anchor setup.ts appends to ProjectIdRequiredError (its
+			// only use at 5411f113ca), read when a host's wrapping broke the
+			// GOOGLE_CLOUD_PROJECT the words above key on ("… setting the\n
+			// GOOGLE _CLOUD_PROJECT env var. See …#workspace-gca", AionUi).
+			// After gemini.sign_in_failed.v1, which keeps the login's own
+			// failure.
+			"gemini-cli-auth-docs#workspace-gca"}},
 	// A non-interactive run with no prompt at all (gemini.tsx: "No input
 	// provided via stdin. Input can be provided by piping data into gemini
 	// or using the --prompt option."): the same invocation fails again.

@@ -24,8 +24,10 @@ func init() {
 			neg: []Evidence{txt("GEMINI_API_KEY is set"), txt("auth method: oauth-personal")},
 		},
 		"gemini.setup_invalid.v1": {
-			pos: []Evidence{txt("Invalid auth method selected.")},
-			neg: []Evidence{txt("auth method selected: gemini-api-key"), txt("custom base URL: http://localhost:8080")},
+			pos: []Evidence{txt("Invalid auth method selected."),
+				txt("This account requires setting the GOOGLE_CLOUD_\nPROJECT env var. See https://goo.gle/gemini-cli-auth-docs#workspace-gca")},
+			neg: []Evidence{txt("auth method selected: gemini-api-key"), txt("custom base URL: http://localhost:8080"),
+				txt("see https://goo.gle/gemini-cli-auth-docs")},
 		},
 		"gemini.invalid_argument.v1": {
 			pos: []Evidence{txt("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]")},
