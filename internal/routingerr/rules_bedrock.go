@@ -136,5 +136,9 @@ var bedrockRules = []rule{
 		any: []string{"region is missing", "region setting is missing",
 			// botocore's NoRegionError and ProfileNotFound ("The config profile
 			// (x) could not be found"): the AWS configuration.
-			"you must specify a region", "profilenotfound", "the config profile ("}},
+			"you must specify a region", "profilenotfound", "the config profile (",
+			// litellm's Bedrock client without one (litellm/llms/bedrock.py
+			// init_bedrock_client: BedrockError "AWS region not set: set
+			// AWS_REGION_NAME or AWS_REGION env variable or in .env file").
+			"aws region not set"}},
 }

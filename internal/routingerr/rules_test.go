@@ -891,8 +891,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt(`{"error":{"message":"配置错误: x","type":"proxy_error"}}`)},
 	},
 	"aws.region_missing.v1": {
-		pos: []Evidence{txt("Error: Region is missing"), txt("AWS region setting is missing. Pass it using the 'region' parameter or the AWS_REGION environment variable.")},
-		neg: []Evidence{txt("region us-east-1 is used"), txt("the missing region was added")},
+		pos: []Evidence{txt("Error: Region is missing"), txt("AWS region setting is missing. Pass it using the 'region' parameter or the AWS_REGION environment variable."),
+			txt("litellm.exceptions.APIError: BedrockException - AWS region not set: set AWS_REGION_NAME or AWS_REGION env variable")},
+		neg: []Evidence{txt("region us-east-1 is used"), txt("the missing region was added"), txt("AWS region now set to us-east-1")},
 	},
 	"network.connection_closed.v1": {
 		pos: []Evidence{txt("API Error: Connection closed mid-response. The response above may be incomplete.")},
