@@ -63,7 +63,16 @@ var bedrockRules = []rule{
 			// profile: […]").
 			"to refresh this sso session run", "error loading sso token", "reauthenticate using 'aws login'",
 			"re-authenticate using aws login", "partial credentials found in", "error when retrieving credentials from",
-			"could not resolve credentials using profile"}},
+			"could not resolve credentials using profile",
+			// The AWS SDK for Rust with no credentials (aws-config's
+			// CredentialsProviderChain: CredentialsError::not_loaded("no
+			// providers in chain provided credentials"), since 2026 "no
+			// credentials found in chain. Attempted: …"; aws-credential-types'
+			// CredentialsNotLoaded, "the credential provider was not
+			// enabled"), which goose and Kiro print inside the SDK's
+			// DispatchFailure: the request was never sent.
+			"no providers in chain provided credentials", "no credentials found in chain", "credentialsnotloaded",
+			"the credential provider was not enabled"}},
 	// botocore's ConnectionClosedError: "Connection was closed before we
 	// received a valid response from endpoint URL: …".
 	{id: "aws.connection_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,

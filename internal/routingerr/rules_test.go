@@ -713,8 +713,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("resource found")},
 	},
 	"bedrock.credentials.v1": {
-		pos: []Evidence{txt("An error occurred (UnrecognizedClientException) when calling the InvokeModel operation: The security token included in the request is invalid.")},
-		neg: []Evidence{txt("security token refreshed")},
+		pos: []Evidence{txt("An error occurred (UnrecognizedClientException) when calling the InvokeModel operation: The security token included in the request is invalid."),
+			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: Other(None), source: CredentialsNotLoaded(CredentialsNotLoaded { source: Some("no providers in chain provided credentials") }), connection: Unknown } })`)},
+		neg: []Evidence{txt("security token refreshed"), txt("credentials found in the chain of custody")},
 	},
 	"tls.certificate.v1": {
 		pos: []Evidence{txt(`Post "https://api.anthropic.com/v1/messages": tls: failed to verify certificate: x509: certificate signed by unknown authority`),
