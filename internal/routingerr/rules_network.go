@@ -776,6 +776,12 @@ var transportLostRules = []rule{
 			// the url was stripped (without_url), " for url (…)" after it:
 			// Codex's "Connection failed: error sending request".
 			"error sending request",
+			// The AWS SDK for Rust's connector error by its Debug form
+			// (aws-smithy-runtime-api src/client/result.rs: ConnectorError {
+			// kind: Timeout | Io, … }), inside DispatchFailure: a timeout or a
+			// socket error before any response (kind User and Other are not
+			// read: a request the client refused, or a cause named elsewhere).
+			"connectorerror { kind: timeout", "connectorerror { kind: io",
 			// Claude Code's words for a request whose cause is ETIMEDOUT.
 			"internet connection is unreliable",
 			// Bun's fetch (FetchTasklet): a response its parser could not

@@ -202,8 +202,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"net.connection_words.v1": {
 		pos: []Evidence{txt("Error: Client network socket disconnected before secure TLS connection was established"),
-			txt("Connection failed: error sending request")},
-		neg: []Evidence{txt("socket connected"), txt("the operation succeeded")},
+			txt("Connection failed: error sending request"),
+			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: Io, source: hyper::Error(Io, Kind(BrokenPipe)), connection: Unknown } })`)},
+		neg: []Evidence{txt("socket connected"), txt("the operation succeeded"),
+			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: User, source: InvalidUri(InvalidFormat), connection: Unknown } })`)},
 	},
 	"agent.session_ended.v1": {
 		pos: []Evidence{txt("The Claude Agent session has ended. Please start a new session.")},
