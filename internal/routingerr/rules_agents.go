@@ -499,7 +499,12 @@ var sharedRules = []rule{
 			// "internal_server_error"}; the 400 model_not_found that
 			// replaced it says why: "a gateway failure they would keep
 			// retrying". The words, not the 502.
-			"unknown provider for model"},
+			"unknown provider for model",
+			// Its 503 for an image-only model asked on a chat route
+			// (handlers_routing.go validateImageOnlyModel: "model gpt-image-2
+			// is only supported on /v1/images/generations and
+			// /v1/images/edits"): another model or route, not a replay.
+			"is only supported on /v1/images/"},
 		none: []string{"accessdeniedexception"}},
 	{id: "generic.config_words.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"blocked by cloudflare", "country, region, or territory not supported", "unsupported_country_region_territory",

@@ -91,7 +91,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.model_words.v1": {
 		pos: []Evidence{txt("The provided model identifier is invalid."), txt("Unknown model: claude-opus-9"), txt("Error: invalid model name 'gpt-9'"),
-			status(502, `{"error":{"message":"unknown provider for model gemini-9","type":"server_error","code":"internal_server_error"}}`)},
+			status(502, `{"error":{"message":"unknown provider for model gemini-9","type":"server_error","code":"internal_server_error"}}`),
+			status(503, "model gpt-image-2 is only supported on /v1/images/generations and /v1/images/edits")},
 		neg: []Evidence{txt("model found"), txt("AccessDeniedException: You don't have access to the model with the specified model ID.")},
 	},
 	"generic.config_words.v1": {
