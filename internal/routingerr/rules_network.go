@@ -475,6 +475,13 @@ var tlsCertVerifyWords = []string{
 	"certificate signature failure", "invalid_purpose", "unsupported certificate purpose",
 	"unable_to_decode_issuer_public_key", "unable to get certificate crl", "certificate verify failed",
 	"serverfingerprintmismatch",
+	// X509_verify_cert_error_string's default, a verification result the
+	// library has no text for (OpenSSL and BoringSSL crypto/x509/x509_txt.c:
+	// "unknown certificate verification error"), as Bun's fetch reports it.
+	// Its code alone (UNKNOWN_CERTIFICATE_VERIFICATION_ERROR, as Claude Code
+	// prints it after "Unable to connect to API") is left to the connection
+	// rules.
+	"unknown certificate verification error",
 }
 
 // requestUnusableWords: the clients' names for a URL, redirect chain or

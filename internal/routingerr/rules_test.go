@@ -169,8 +169,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("remote error: tls: bad certificate"), txt("internal error")},
 	},
 	"tls.cert_verify.v1": {
-		pos: []Evidence{txt("error: certificate not trusted\n  code: \"CERT_UNTRUSTED\"")},
-		neg: []Evidence{txt("the certificate is trusted"), txt(`{"code":"invalid_cache_key"}`)},
+		pos: []Evidence{txt("error: certificate not trusted\n  code: \"CERT_UNTRUSTED\""),
+			txt("AI_APICallError: Cannot connect to API: unknown certificate verification error")},
+		neg: []Evidence{txt("the certificate is trusted"), txt(`{"code":"invalid_cache_key"}`),
+			txt("unknown error during certificate verification step")},
 	},
 	"net.request_unusable.v1": {
 		pos: []Evidence{txt(`Post "localhost:11434/api/chat": unsupported protocol scheme "localhost"`),
