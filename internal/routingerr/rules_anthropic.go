@@ -343,6 +343,16 @@ var anthropicRules = []rule{
 	// has none. Catalogue anthropic-api anthropic-body-field-type-*.
 	{id: "anthropic.body_field_type.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
 		any: []string{": input should be a valid "}},
+	// Extended thinking refuses a sampling temperature other than the
+	// default: "`temperature` may only be set to 1 when thinking is
+	// enabled. Please consult our documentation at …extended-thinking
+	// #important-considerations-when-using-extended-thinking" (an
+	// invalid_request_error 400, as the Anthropic cookbook's extended
+	// thinking notebook prints it under "Handling error cases"; later
+	// "… when thinking is enabled or in adaptive mode"). The body has to
+	// change. Catalogue anthropic-api anthropic-thinking-temperature-*.
+	{id: "anthropic.thinking_temperature.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"may only be set to 1 when thinking is enabled"}},
 
 	{id: "anthropic.overloaded_error.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.95,
 		any: []string{`"type":"overloaded_error"`, `"type": "overloaded_error"`}},

@@ -638,6 +638,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`API Error: 400 {"error":{"type":"invalid_request_error","message":"context_management: Extra inputs are not permitted"}}`)},
 		neg: []Evidence{txt("extra inputs are permitted")},
 	},
+	"anthropic.thinking_temperature.v1": {
+		pos: []Evidence{txt("Provider API error: `temperature` may only be set to 1 when thinking is enabled or in adaptive mode."),
+			txt(`{"type":"error","error":{"type":"invalid_request_error","message":"` + "`temperature`" + ` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"}}`)},
+		// A client's own note that it pins the value is no refusal.
+		neg: []Evidence{txt("temperature is set to 1 because thinking is enabled")},
+	},
 	"anthropic.body_field_type.v1": {
 		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: tools.0.name: Input should be a valid string"),
 			txt(`{"type":"error","error":{"type":"invalid_request_error","message":"temperature: Input should be a valid number"}}`)},
