@@ -638,6 +638,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`API Error: 400 {"error":{"type":"invalid_request_error","message":"context_management: Extra inputs are not permitted"}}`)},
 		neg: []Evidence{txt("extra inputs are permitted")},
 	},
+	"langchain.api_key_missing.v1": {
+		pos: []Evidence{txt("ValueError: Did not find anthropic_api_key, please add an environment variable `ANTHROPIC_API_KEY` which contains it, or pass `anthropic_api_key` as a named parameter.")},
+		neg: []Evidence{txt("Did not find serpapi_api_token in the response")},
+	},
+	"langchain.setting_missing.v1": {
+		pos: []Evidence{txt("1 validation error for AzureChatOpenAI\n  Value error, Did not find azure_endpoint, please add an environment variable `AZURE_OPENAI_ENDPOINT` which contains it, or pass `azure_endpoint` as a named parameter.")},
+		neg: []Evidence{txt("Did not find azure_endpoint in config.yaml")},
+	},
 	"anthropic.thinking_temperature.v1": {
 		pos: []Evidence{txt("Provider API error: `temperature` may only be set to 1 when thinking is enabled or in adaptive mode."),
 			txt(`{"type":"error","error":{"type":"invalid_request_error","message":"` + "`temperature`" + ` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"}}`)},

@@ -107,4 +107,17 @@ var toolRules = []rule{
 	// Please try again in a moment. (epRequestId: …)").
 	{id: "kiro.model_busy.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.8,
 		any: []string{"model is temporarily busy"}},
+
+	// LangChain's settings helpers (langchain_core/utils/env.py
+	// get_from_env, utils.py secret_from_env) when neither the argument nor
+	// the environment gives a value: "Did not find openai_api_key, please
+	// add an environment variable `OPENAI_API_KEY` which contains it, or
+	// pass `openai_api_key` as a named parameter." (a ValueError, or inside
+	// a pydantic ValidationError of the chat model). Nothing was sent; a
+	// *_api_key is a key to set, any other name a setting. Catalogue
+	// wrappers langchain-did-not-find-*.
+	{id: "langchain.api_key_missing.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		all: []string{"please add an environment variable", "api_key"}},
+	{id: "langchain.setting_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"please add an environment variable"}},
 }
