@@ -11,13 +11,20 @@ import "fmt"
 // spends most of its time, come first and have dense transition rows that
 // stay in L1. Deeper states keep a short list of children and fall back
 // along their fail link, which keeps the pass linear. A transition carries
-// outFlag when keywords end at its target.
+// a flag when keywords end at its target.
+//
+// A dense row only leads to states at most one deeper than denseDepth, the
+// first few thousand, so its entries stay 16 bits (denseFlag) to keep the
+// rows small; children and fail links of the deep states, where keywords
+// add most states, are 32 bits (outFlag).
 
 const (
 	maxTracked  = 80 // keywords whose last position the scan records
 	maxKeywords = 40 * 64
 	denseDepth  = 8 // states up to this depth get dense rows
-	outFlag     = 1 << 15
+	denseFlag   = 1 << 15
+	denseMask   = denseFlag - 1
+	outFlag     = 1 << 31
 	stateMask   = outFlag - 1
 )
 
@@ -37,7 +44,7 @@ func (k *kwSet) meets(o *kwSet) bool {
 
 type kid struct {
 	class uint8
-	next  uint16 // with outFlag
+	next  uint32 // with outFlag
 }
 
 // lastEnds holds, for each tracked keyword, the end offset (exclusive) of
@@ -52,10 +59,10 @@ type matcher struct {
 	nclass int
 
 	ndense int      // states [0, ndense) have dense rows
-	dense  []uint16 // dense[state*nclass+class] → next state, with outFlag
+	dense  []uint16 // dense[state*nclass+class] → next state, with denseFlag
 	kids   []kid    // children of a sparse state s: kids[kidAt[s]:kidAt[s+1]]
 	kidAt  []uint32
-	fail   []uint16
+	fail   []uint32
 
 	outAt []uint32 // keywords ending at state s: outs[outAt[s]:outAt[s+1]]
 	outs  []uint16
@@ -159,14 +166,14 @@ func newMatcher(words []string, ntrack int) *matcher {
 	// Fail links and merged outputs, in breadth-first order so every fail
 	// target is complete before it is used.
 	n := len(nodes)
-	m.fail = make([]uint16, n)
+	m.fail = make([]uint32, n)
 	m.kidAt = make([]uint32, n+1)
 	outs := make([][]uint16, n)
 	for id, old := range order {
 		m.kidAt[id] = uint32(len(m.kids))
 		for c := 0; c < m.nclass; c++ {
 			if k, ok := nodes[old].child[uint8(c)]; ok {
-				m.kids = append(m.kids, kid{uint8(c), uint16(newID[k])})
+				m.kids = append(m.kids, kid{uint8(c), uint32(newID[k])})
 			}
 		}
 	}
@@ -179,7 +186,7 @@ func newMatcher(words []string, ntrack int) *matcher {
 		}
 		for _, k := range m.kids[m.kidAt[id]:m.kidAt[id+1]] {
 			if id != 0 {
-				m.fail[k.next] = uint16(m.step(int(m.fail[id]), k.class) & stateMask)
+				m.fail[k.next] = uint32(m.step(int(m.fail[id]), k.class) & stateMask)
 			}
 		}
 		if id < m.ndense {
@@ -188,10 +195,10 @@ func newMatcher(words []string, ntrack int) *matcher {
 				if id != 0 {
 					next = m.step(int(m.fail[id]), uint8(c))
 				}
-				m.dense[id*m.nclass+c] = uint16(next)
+				m.dense[id*m.nclass+c] = denseEntry(next)
 			}
 			for _, k := range m.kids[m.kidAt[id]:m.kidAt[id+1]] {
-				m.dense[id*m.nclass+int(k.class)] = k.next
+				m.dense[id*m.nclass+int(k.class)] = denseEntry(int(k.next))
 			}
 		}
 	}
@@ -202,19 +209,26 @@ func newMatcher(words []string, ntrack int) *matcher {
 	}
 	m.outAt[n] = uint32(len(m.outs))
 	// Flag every transition whose target ends a keyword.
-	flag := func(v uint16) uint16 {
-		if len(outs[v&stateMask]) > 0 {
-			return v | outFlag
+	for i, v := range m.dense {
+		if len(outs[v]) > 0 {
+			m.dense[i] = v | denseFlag
 		}
-		return v
 	}
-	for i := range m.dense {
-		m.dense[i] = flag(m.dense[i])
-	}
-	for i := range m.kids {
-		m.kids[i].next = flag(m.kids[i].next)
+	for i, k := range m.kids {
+		if len(outs[k.next]) > 0 {
+			m.kids[i].next = k.next | outFlag
+		}
 	}
 	return m
+}
+
+// denseEntry is state s as a dense row holds it; only the shallow states a
+// dense row can lead to fit (see the package comment above).
+func denseEntry(s int) uint16 {
+	if s > denseMask {
+		panic(fmt.Sprintf("routingerr: dense row leads to state %d, past %d", s, denseMask))
+	}
+	return uint16(s)
 }
 
 // step is the transition from state s on class c (c != 0); the result may
@@ -223,7 +237,8 @@ func newMatcher(words []string, ntrack int) *matcher {
 func (m *matcher) step(s int, c uint8) int {
 	for {
 		if s < m.ndense {
-			return int(m.dense[s*m.nclass+int(c)])
+			v := int(m.dense[s*m.nclass+int(c)])
+			return v&denseMask | (v&denseFlag)<<16
 		}
 		for _, k := range m.kids[m.kidAt[s]:m.kidAt[s+1]] {
 			if k.class == c {
@@ -305,14 +320,15 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 			s = 0
 			continue
 		}
-		var v int
+		var hit bool
 		if s < nd {
-			v = int(dense[s*nc+int(c)])
+			v := dense[s*nc+int(c)]
+			s, hit = int(v&denseMask), v&denseFlag != 0
 		} else {
-			v = m.step(s, c)
+			v := m.step(s, c)
+			s, hit = v&stateMask, v&outFlag != 0
 		}
-		s = v & stateMask
-		if v&outFlag != 0 {
+		if hit {
 			for _, id := range m.outs[m.outAt[s]:m.outAt[s+1]] {
 				found.set(id)
 				if id < nt {
