@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -53,7 +54,14 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// preserved)...", "Empty response received. Retrying (1/4)..."): the
 	// plugin's own retry, with its delay.
 	"quick retry in ", "switching account in ", "server at capacity. waiting ",
-	"for same account (prompt cache preserved)", "empty response received. retrying"}
+	"for same account (prompt cache preserved)", "empty response received. retrying",
+	// pi's JSON and RPC event when it schedules its own retry after a
+	// transient error ({"type":"auto_retry_start","attempt":1,
+	// "maxAttempts":3,"delayMs":2000,"errorMessage":"…"}), and the same for a
+	// summarization (packages/coding-agent/docs/rpc.md, earendil-works/pi):
+	// the event value, quoted, with the wait in "delayMs". auto_retry_end is
+	// the loop's end and is not here.
+	`"auto_retry_start"`, `"summarization_retry_scheduled"`}
 
 // toastDelayWords precede the delay in those toasts.
 var toastDelayWords = []string{"quick retry in ", "switching account in ", "server at capacity. waiting ", "⏳ waiting "}
@@ -98,7 +106,9 @@ var agentRules = []rule{
 			return -1
 		},
 		hint: func(s *scan, c Classification) Classification {
-			if d, ok := codexRetryDelay(s.low); ok {
+			if d, ok := piRetryDelay(s.low); ok {
+				c.RetryAfter = new(d)
+			} else if d, ok := codexRetryDelay(s.low); ok {
 				c.RetryAfter = new(d)
 			} else if d, ok := retryingAfterDelay(s.low); ok {
 				c.RetryAfter = new(d)
@@ -147,6 +157,36 @@ func toastDelay(low string) (time.Duration, bool) {
 // codexRetryDelay reads the delay of Codex's own retry line, "<error>;
 // retrying 2/5 in 1.6s…" (codex-rs: "{err}; retrying {attempt}/{max} in
 // {delay:?}…"), the last one in low.
+// piRetryDelay reads the "delayMs" of pi's auto_retry_start or
+// summarization_retry_scheduled event (milliseconds, the wait before the
+// attempt).
+func piRetryDelay(low string) (time.Duration, bool) {
+	if !strings.Contains(low, `"auto_retry_start"`) && !strings.Contains(low, `"summarization_retry_scheduled"`) {
+		return 0, false
+	}
+	i := strings.Index(low, `"delayms":`)
+	if i < 0 {
+		return 0, false
+	}
+	rest := strings.TrimLeft(low[i+len(`"delayms":`):], " ")
+	j := 0
+	for j < len(rest) && isDigit(rest[j]) {
+		j++
+	}
+	if j == 0 || j > 10 {
+		return 0, false
+	}
+	ms, err := strconv.ParseInt(rest[:j], 10, 64)
+	if err != nil || ms <= 0 {
+		return 0, false
+	}
+	d := time.Duration(ms) * time.Millisecond
+	if d > maxHint {
+		return 0, false
+	}
+	return d, true
+}
+
 func codexRetryDelay(low string) (time.Duration, bool) {
 	i := strings.LastIndex(low, "; retrying ")
 	if i < 0 {
