@@ -25,8 +25,13 @@ var genericRules = []rule{
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
 		gate: []string{"hit your ", "reached your usage limit", "usage limit", "limit will reset at", "out of extra usage", "out of codex messages"},
 		match: func(s *scan) int {
-			if i := strings.Index(s.low, "reached your usage limit"); i >= 0 {
-				return i
+			// Ollama Cloud names the window: "you (user) have reached your
+			// session usage limit, upgrade for higher limits" (the 5-hour
+			// session) and its weekly one (ollama.com/cloud plans).
+			for _, k := range []string{"reached your usage limit", "reached your session usage limit", "reached your weekly usage limit"} {
+				if i := strings.Index(s.low, k); i >= 0 {
+					return i
+				}
 			}
 			if i := strings.Index(s.low, "hit your "); i >= 0 {
 				rest := s.low[i+len("hit your "):]
