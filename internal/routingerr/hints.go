@@ -65,8 +65,10 @@ var (
 	// 47m".
 	kwTryAgainIn = []*kw{newKW("try again in "), newKW("retry after "), newKW("retry in "), newKW("try again after "),
 		newKW("come back in ")}
+	// The Copilot API's 429 as Copilot CLI prints it: "Please wait for your
+	// limit to reset in 3 hours 49 minutes or switch to auto model".
 	kwResetIn = []*kw{newKW("reset after "), newKW("resets in "), newKW("try again in "), newKW("will reset in "),
-		newKW("come back in "), newKW("resets in:")}
+		newKW("come back in "), newKW("resets in:"), newKW("limit to reset in ")}
 	// "Wait ~30s before retrying", "please wait 8 seconds before trying
 	// again": a delay the caller is asked to wait.
 	kwWait = newKW("wait ")
