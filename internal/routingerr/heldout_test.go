@@ -514,3 +514,16 @@ func TestHeldoutFortyFourth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 44, "forty-fourth held-out set")
 }
+
+// TestHeldoutFortyFifth measures testdata/heldout45: 38 real final errors
+// that carry a hint, from any agent or client: usage-window, plan and
+// daily-quota resets with a delay, an instant or a clock time (Copilot's
+// CAPI and CLI windows, Antigravity's "Resets in", Claude Code's "resets",
+// Z.ai's 1308, Kimi Code, Ollama Cloud, relays' cooldowns) and 429s with a
+// stated delay (OpenAI TPM, Copilot, Gemini's retryDelay, retry_after),
+// from threads no earlier set used, committed before the classifier saw
+// them (testdata/heldout45/README.md).
+func TestHeldoutFortyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 45, "forty-fifth held-out set")
+}
