@@ -23,12 +23,18 @@ var genericRules = []rule{
 	// when a wrapper keeps it but drops the type ("HTTP 429: The usage limit
 	// has been reached"): a usage limit said to be reached, in either order.
 	{id: "cli.usage_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.9,
-		gate: []string{"hit your ", "reached your usage limit", "usage limit", "limit will reset at", "out of extra usage", "out of codex messages"},
+		gate: []string{"hit your ", "reached your usage limit", "usage limit", "limit will reset at", "out of extra usage", "out of codex messages",
+			"weekly rate limit", "session rate limit"},
 		match: func(s *scan) int {
 			// Ollama Cloud names the window: "you (user) have reached your
 			// session usage limit, upgrade for higher limits" (the 5-hour
 			// session) and its weekly one (ollama.com/cloud plans).
-			for _, k := range []string{"reached your usage limit", "reached your session usage limit", "reached your weekly usage limit"} {
+			// The Copilot API names its windows too: "You've reached your
+			// weekly rate limit. Please wait for your limit to reset on …"
+			// (Copilot CLI), "Sorry, you've exceeded your weekly rate limit."
+			// (user_weekly_rate_limited, Copilot Chat).
+			for _, k := range []string{"reached your usage limit", "reached your session usage limit", "reached your weekly usage limit",
+				"reached your weekly rate limit", "reached your session rate limit", "exceeded your weekly rate limit"} {
 				if i := strings.Index(s.low, k); i >= 0 {
 					return i
 				}

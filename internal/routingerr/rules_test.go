@@ -407,10 +407,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("You've hit your session limit · resets 3:45pm"), txt("■ You’ve hit your usage limit. Try again at 3:32 PM."),
 			txt("Claude usage limit reached. Your limit will reset at 3pm (Europe/Paris)."),
 			status(429, "API call failed after 3 retries: HTTP 429: The usage limit has been reached"),
-			status(429, `{"error":"you (user) have reached your session usage limit, upgrade for higher limits: https://ollama.com/upgrade (ref: 521d2571)"}`)},
+			status(429, `{"error":"you (user) have reached your session usage limit, upgrade for higher limits: https://ollama.com/upgrade (ref: 521d2571)"}`),
+			txt("You've reached your weekly rate limit. Please wait for your limit to reset on April 20, 2026 at 2:00 AM or switch to auto model to continue.")},
 		neg: []Evidence{txt("API Error: Server is temporarily limiting requests (not your usage limit)"), txt("hit your head on the\nlimit"),
 			txt("You are approaching your usage limit"), txt("usage limit not reached yet"), txt("usage limit\nreached"),
-			txt("90% of your session usage limit is used")},
+			txt("90% of your session usage limit is used"), txt("the weekly rate limit is 500 requests")},
 	},
 	"claude_code.tool_concurrency.v1": {
 		pos: []Evidence{txt("API Error: 400 due to tool use concurrency issues. Run /rewind to recover the conversation.")},
