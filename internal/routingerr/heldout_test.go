@@ -527,3 +527,15 @@ func TestHeldoutFortyFifth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 45, "forty-fifth held-out set")
 }
+
+// TestHeldoutFortySeventh measures testdata/heldout47: 49 real Gemini API,
+// Vertex AI and Google Cloud errors through clients other than Gemini CLI
+// (cline, Roo, Kilo, opencode, Zed, Continue, aider, forgecode, ironclaw,
+// litellm, LangChain, ADK, the AI SDK, the google-genai and
+// generative-ai SDKs as small apps print them) and the Node network errors
+// those clients print, from threads no earlier set used, committed before
+// the classifier saw them (testdata/heldout47/README.md).
+func TestHeldoutFortySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 47, "forty-seventh held-out set")
+}
