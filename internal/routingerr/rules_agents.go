@@ -497,7 +497,13 @@ var sharedRules = []rule{
 			// library's "Could not load the default credentials.", and
 			// OAuth 2.0's invalid_grant (RFC 6749 §5.2: a refresh token
 			// expired or revoked).
-			"default credentials were not found", "could not load the default credentials", "invalid_grant"},
+			"default credentials were not found", "could not load the default credentials", "invalid_grant",
+			// Kilo Code's (and Roo's) Gemini CLI and Qwen Code OAuth
+			// providers when the stored login cannot be read
+			// (common.json errors.geminiCli/qwenCode.oauthLoadFailed,
+			// "Failed to load OAuth credentials. Please authenticate first:
+			// {{error}}", zh-CN "加载 OAuth 凭据失败。…"): sign in again.
+			"failed to load oauth credentials", "加载 oauth 凭据失败"},
 		// .NET's TLS handshake dropped by the peer: "Authentication failed
 		// because the remote party has closed the transport stream."
 		// (SslStream), a connection lost, not a credential.

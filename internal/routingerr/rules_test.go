@@ -80,8 +80,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again."),
 			txt(`{"error":{"message":"Missing bearer authentication in header","type":"invalid_request_error"}}`),
 			txt("The API key you provided is invalid."), txt("Error: this API key has been revoked"),
-			txt("Authentication error"), txt("Session expired. Please log in again."), txt("Error: login required")},
-		neg: []Evidence{txt("signed in"), txt("token refreshed")},
+			txt("Authentication error"), txt("Session expired. Please log in again."), txt("Error: login required"),
+			txt("Failed to load OAuth credentials. Please authenticate first: Error: OAuth client credentials not found in config")},
+		neg: []Evidence{txt("signed in"), txt("token refreshed"), txt("Loaded OAuth credentials from ~/.gemini/oauth_creds.json")},
 	},
 	"generic.billing_words.v1": {
 		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
