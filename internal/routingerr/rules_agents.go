@@ -308,7 +308,14 @@ var quotaRules = []rule{
 			// "free-models-per-min" stays a rate limit. Catalogue
 			// hint-notations openrouter-free-per-day-ratelimit-reset-ms,
 			// openrouter openrouter-429-free-models-per-day-body.
-			"free-models-per-day"},
+			"free-models-per-day",
+			// Kilo Code's Gemini CLI provider turns every 429 from Code
+			// Assist into "Rate limit exceeded. Free tier limits have been
+			// reached." (common.json errors.geminiCli.rateLimitExceeded,
+			// src/api/providers/gemini-cli.ts createMessage): the free
+			// tier's allowance, which the text gives no minute for; the
+			// side that does not replay. zh-CN: "…免费层级限制已达到。"
+			"free tier limits have been reached", "免费层级限制已达到"},
 		none: []string{"model_capacity_exhausted", "approaching"}},
 	{id: "quota.per_day_id.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		gate: quotaWords, any: perDayWords, none: []string{"model_capacity_exhausted", "perminute", "per minute"}},

@@ -31,7 +31,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"quota.daily.v1": {
 		pos: []Evidence{status(429, "You have exhausted your daily quota on this model."), status(429, "Daily request limit exceeded"),
-			txt("Cloud Code Assist API error (429): Individual quota reached. Contact your administrator to enable overages")},
+			txt("Cloud Code Assist API error (429): Individual quota reached. Contact your administrator to enable overages"),
+			txt("Rate limit exceeded. Free tier limits have been reached.")},
 		neg: []Evidence{txt("MODEL_CAPACITY_EXHAUSTED daily quota"), txt("the quota is checked hourly"), txt("Approaching weekly limit")},
 	},
 	"quota.per_day_id.v1": {
