@@ -528,8 +528,15 @@ func saysFinal(s string) bool {
 // QuotaExceeded and its context window; Hermes Agent's "❌ API failed
 // after 8 retries — …", "❌ Rate limited after 3 retries — …"
 // (agent/turn_recovery.py), "API call failed after 3 retries: …" and "❌
-// Rate limit persisted after 3 retries." once its retries are spent.
-var finalWords = []string{"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
+// Rate limit persisted after 3 retries." once its retries are spent. The
+// retry libraries' own last words: Continue's "LLM API call failed after 4
+// attempts. Last error: …", "Failed after 4 attempts. …" and "Failed to make
+// API call after 3 retries" (continuedev/continue extensions/cli
+// src/util/exponentialBackoff.ts, core/util/withExponentialBackoff.ts),
+// reqwest-retry's "Request failed after 2 retries" (RetryError::WithRetries),
+// go-retryablehttp's "POST <url> giving up after 5 attempt(s)".
+var finalWords = []string{"failed after ", "make api call after ", "giving up after ",
+	"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
 	"api failed after ", "api call failed after ", "limit persisted after ", "rate limited after ",
 	"usage limit reached", "stream disconnected", "at capacity", "refresh token", "sign in again",
 	"credit balance is too low", "invalid api key", "please run /login", "daily quota",

@@ -61,7 +61,14 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// summarization (packages/coding-agent/docs/rpc.md, earendil-works/pi):
 	// the event value, quoted, with the wait in "delayMs". auto_retry_end is
 	// the loop's end and is not here.
-	`"auto_retry_start"`, `"summarization_retry_scheduled"`}
+	`"auto_retry_start"`, `"summarization_retry_scheduled"`,
+	// Kimi CLI's wire event when a step failed and will be retried after
+	// its wait ({"jsonrpc":"2.0","method":"event","params":{"type":
+	// "StepRetry","payload":{"n":1,"next_attempt":2,"max_attempts":3,
+	// "wait_s":2.5,"error_type":"RateLimitError","status_code":429}}},
+	// MoonshotAI/kimi-cli src/kimi_cli/wire/types.py, Wire 1.10): the
+	// status is the failed attempt's, the event is the retry.
+	`"type":"stepretry"`, `"type": "stepretry"`}
 
 // toastDelayWords precede the delay in those toasts.
 var toastDelayWords = []string{"quick retry in ", "switching account in ", "server at capacity. waiting ", "⏳ waiting "}
@@ -108,11 +115,20 @@ var agentRules = []rule{
 		hint: func(s *scan, c Classification) Classification {
 			if d, ok := piRetryDelay(s.low); ok {
 				c.RetryAfter = new(d)
+			} else if d, ok := kimiStepRetryWait(s.low); ok {
+				c.RetryAfter = new(d)
 			} else if d, ok := codexRetryDelay(s.low); ok {
 				c.RetryAfter = new(d)
 			} else if d, ok := retryingAfterDelay(s.low); ok {
 				c.RetryAfter = new(d)
 			} else if d, ok := toastDelay(s.low); ok {
+				c.RetryAfter = new(d)
+			} else if d, ok := capacityWait(s.low); ok {
+				c.RetryAfter = new(d)
+			} else if _, d := s.lastRetryNotice(); d > 0 && d <= maxHint {
+				// The delay the retry line states where no emitter's own
+				// reader has it: Codex's "retrying sampling request (1/5 in
+				// 210ms)...", Qwen Code's "Retrying with backoff in 5s...".
 				c.RetryAfter = new(d)
 			}
 			return c
@@ -122,12 +138,17 @@ var agentRules = []rule{
 // retryingAfterDelay reads the delay of Gemini CLI's and Qwen Code's own
 // retry line, "Attempt 1 failed: <error>. Retrying after 5710ms..." (their
 // retryWithBackoff), the last one in low.
+//
+// Qwen Code names the Retry-After wait: "Attempt 2 failed with status 429.
+// Retrying after explicit delay of 30000ms..." (packages/core
+// utils/retry.ts).
 func retryingAfterDelay(low string) (time.Duration, bool) {
 	i := strings.LastIndex(low, "retrying after ")
 	if i < 0 {
 		return 0, false
 	}
-	d, _, ok := parseHumanDuration(low[i+len("retrying after "):])
+	rest := strings.TrimPrefix(low[i+len("retrying after "):], "explicit delay of ")
+	d, _, ok := parseHumanDuration(rest)
 	if !ok || d <= 0 || d > maxHint {
 		return 0, false
 	}
@@ -182,6 +203,46 @@ func piRetryDelay(low string) (time.Duration, bool) {
 	}
 	d := time.Duration(ms) * time.Millisecond
 	if d > maxHint {
+		return 0, false
+	}
+	return d, true
+}
+
+// kimiStepRetryWait reads the "wait_s" of Kimi CLI's StepRetry event
+// (seconds, a float: the wait before the next attempt).
+func kimiStepRetryWait(low string) (time.Duration, bool) {
+	if !strings.Contains(low, `"type":"stepretry"`) && !strings.Contains(low, `"type": "stepretry"`) {
+		return 0, false
+	}
+	i := strings.Index(low, `"wait_s":`)
+	if i < 0 {
+		return 0, false
+	}
+	rest := strings.TrimLeft(low[i+len(`"wait_s":`):], " ")
+	j := 0
+	for j < len(rest) && j < 16 && (isDigit(rest[j]) || rest[j] == '.') {
+		j++
+	}
+	f, err := strconv.ParseFloat(rest[:j], 64)
+	if err != nil || f <= 0 || f > maxHint.Seconds() {
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
+
+// capacityWait reads the wait of Claude Code's mid-stream 529 notice,
+// "… waiting 4000ms for capacity (attempt 2)", the last one in low.
+func capacityWait(low string) (time.Duration, bool) {
+	i := strings.LastIndex(low, " for capacity (attempt ")
+	if i < 0 {
+		return 0, false
+	}
+	j := strings.LastIndex(low[:i], "waiting ")
+	if j < 0 {
+		return 0, false
+	}
+	d, n, ok := parseHumanDuration(low[j+len("waiting ") : i])
+	if !ok || d <= 0 || d > maxHint || j+len("waiting ")+n != i {
 		return 0, false
 	}
 	return d, true

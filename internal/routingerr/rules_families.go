@@ -384,7 +384,27 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if retriesEndWords(lineWindow(low, i, 80, 200)) {
 			continue
 		}
+		// go-retryablehttp's leveled log before it sleeps ("retrying
+		// request", "request", desc, "timeout", wait, "remaining", remain;
+		// client.go Do), as hclog or slog print it: `[DEBUG] retrying
+		// request: request="POST <url> (status: 503)" timeout=4s
+		// remaining=2`. It is only logged with retries left.
+		if strings.HasPrefix(after, "retrying request") {
+			if l := lineWindow(low, i, 0, 600); retryablehttpRemaining(l) {
+				d, _ := delayAfter(l, " timeout=")
+				best, delay = i, d
+				break
+			}
+		}
 		if d, ok := delayAfter(after, " in ", " after ", "backoff=", "backoff: ", "delay=", ", waiting "); ok {
+			best, delay = i, d
+			break
+		}
+		// The wait as the line's last field after its attempt counter:
+		// Kimi CLI's step retry status, "Retrying after rate limit ·
+		// attempt 2/3 · 4s" (src/kimi_cli/ui/shell/visualize/_live_view.py
+		// _format_step_retry; web/src/hooks/useSessionStream.ts).
+		if d, ok := lastFieldDelay(after); ok && strings.Contains(after, "attempt ") {
 			best, delay = i, d
 			break
 		}
@@ -501,6 +521,12 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			break
 		}
 		end = i
+		// The counter on the notice's own line after its delay: "Retrying
+		// LLM API call (attempt 1/3) after 1000ms delay" is the notice read
+		// above, with its delay.
+		if best >= 0 && delay > 0 && strings.IndexByte(low[best:i], '\n') < 0 {
+			break
+		}
 		if !attemptCounter(lineWindow(low, i, 0, 24)) {
 			continue
 		}
@@ -511,6 +537,33 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, 0
 	}
 	return best, delay
+}
+
+// retryablehttpRemaining: line carries go-retryablehttp's " remaining=N"
+// field with N >= 1 after a " timeout=" one.
+func retryablehttpRemaining(line string) bool {
+	t := strings.Index(line, " timeout=")
+	k := strings.LastIndex(line, " remaining=")
+	if t < 0 || k < t {
+		return false
+	}
+	n, j := leadingInt(line[k+len(" remaining="):])
+	return j > 0 && n >= 1
+}
+
+// lastFieldDelay: the last " · " field of line s is a duration and nothing
+// else: "… · attempt 2/3 · 4s", "… · 1m 30s".
+func lastFieldDelay(s string) (time.Duration, bool) {
+	k := strings.LastIndex(s, " · ")
+	if k < 0 {
+		return 0, false
+	}
+	f := strings.TrimRight(s[k+len(" · "):], " \r")
+	d, n, ok := parseHumanDuration(f)
+	if !ok || d <= 0 || d > maxHint || n != len(f) {
+		return 0, false
+	}
+	return d, true
 }
 
 // retryInLine: the "retry " at j opens its line (blanks aside) and rest,

@@ -52,6 +52,9 @@ var openaiRules = []rule{
 			if i := wrapperRetryAttempt(s.low); i >= 0 && !s.retriesOver(i) {
 				return i
 			}
+			if i, _ := retryAttemptWait(s.low); i >= 0 && !s.retriesOver(i) {
+				return i
+			}
 			if i := s.index(sleepBeforeRetry, true); i >= 0 && !s.retriesOver(i) {
 				return i
 			}
@@ -62,6 +65,8 @@ var openaiRules = []rule{
 		},
 		hint: func(s *scan, c Classification) Classification {
 			if _, d := wrapperWait(s.low); d > 0 {
+				c.RetryAfter = new(d)
+			} else if _, d := retryAttemptWait(s.low); d > 0 {
 				c.RetryAfter = new(d)
 			}
 			return c
@@ -513,6 +518,41 @@ func wrapperRetryAttempt(low string) int {
 		return -1
 	}
 	return i
+}
+
+// retryAttemptWait reads a retry hook's "Retry attempt N" with the wait
+// it is about to sleep, the last one in low: Continue's defaultOnRetry,
+// "Retry attempt 1 after 1000ms delay. Error: …" (continuedev/continue
+// core/llm/utils/retry.ts), and reqwest-retry's "Retry attempt #0.
+// Sleeping 1.04s before the next attempt" (TrueLayer/reqwest-middleware
+// reqwest-retry/src/middleware.rs). The attempt is still to come: its
+// offset and the wait, or -1. "Retry attempt 3 failed after 30s" is not
+// one (the wait must follow the number).
+func retryAttemptWait(low string) (int, time.Duration) {
+	i := strings.LastIndex(low, "retry attempt ")
+	if i < 0 {
+		return -1, 0
+	}
+	rest := strings.TrimPrefix(low[i+len("retry attempt "):], "#")
+	n, k := leadingInt(rest)
+	if k == 0 || n > 100 {
+		return -1, 0
+	}
+	rest = rest[k:]
+	var marker, tail string
+	switch {
+	case strings.HasPrefix(rest, " after "):
+		marker, tail = " after ", " delay"
+	case strings.HasPrefix(rest, ". sleeping "):
+		marker, tail = ". sleeping ", " before the next attempt"
+	default:
+		return -1, 0
+	}
+	d, m, ok := parseHumanDuration(rest[len(marker):])
+	if !ok || d <= 0 || d > maxHint || !strings.HasPrefix(rest[len(marker)+m:], tail) {
+		return -1, 0
+	}
+	return i, d
 }
 
 // sleepBeforeRetry: a wrapper's own line that it sleeps and tries again,
