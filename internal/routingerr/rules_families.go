@@ -508,10 +508,19 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 	// Python's backoff library: "Backing off chat(...) for 0.8s
 	// (openai.RateLimitError: …)" (backoff _common._log_backoff): it sleeps,
 	// then calls again.
+	// goose's own retry: "Request failed, retrying (1/3): RateLimitExceeded
+	// {…}", then "Backing off for 1.634s before retry" (block/goose
+	// crates/goose/src/providers/retry.rs with_retry, tracing's Debug of
+	// the Duration): the wait it sleeps before the attempt.
 	if s.hasKW(kwBackingOff) {
 		if j := strings.LastIndex(low, "backing off "); j > best {
-			if d, ok := delayAfter(lineWindow(low, j, 0, 200), ") for "); ok {
+			l := lineWindow(low, j, 0, 200)
+			if d, ok := delayAfter(l, ") for "); ok {
 				best, delay = j, d
+			} else if r, ok := strings.CutPrefix(l, "backing off for "); ok {
+				if d, n, ok := parseHumanDuration(r); ok && d > 0 && d <= maxHint && strings.HasPrefix(r[n:], " before retr") {
+					best, delay = j, d
+				}
 			}
 		}
 	}
