@@ -528,6 +528,18 @@ func TestHeldoutFortyFifth(t *testing.T) {
 	measureLaterSet(t, 45, "forty-fifth held-out set")
 }
 
+// TestHeldoutFortySixth measures testdata/heldout46: 38 real errors from
+// Claude Code, the Claude Agent SDKs and Codex as third-party trackers show
+// them (claude-code-action, claude-code-router and the relays Claude Code
+// is pointed at, happy, claude-code-webui and other launchers, the Python
+// and TypeScript Agent SDKs and the AI SDK harness, cc-switch, sub2api,
+// t3code and other Codex wrappers), from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout46/README.md).
+func TestHeldoutFortySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 46, "forty-sixth held-out set")
+}
+
 // TestHeldoutFortySeventh measures testdata/heldout47: 49 real Gemini API,
 // Vertex AI and Google Cloud errors through clients other than Gemini CLI
 // (cline, Roo, Kilo, opencode, Zed, Continue, aider, forgecode, ironclaw,
