@@ -31,6 +31,12 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// takes over ("You're now using extra usage · Your session limit resets
 	// 3pm (…)", "Now using extra usage"): the session carries on.
 	"now using extra usage",
+	// Cline's SDK status notice when a turn overflowed the context window:
+	// "context window exceeded — compacting and retrying" (cline/cline
+	// sdk/packages/agents/src/agent-runtime.ts, kind
+	// context_overflow_recovery, phase started): it compacts and sends the
+	// turn again.
+	"compacting and retrying",
 	// OpenHands' tenacity before_sleep log (openhands/llm/retry_mixin.py):
 	// "<error>. Attempt #2 | You can customize retry values in the
 	// configuration." — logged before the next attempt.

@@ -416,7 +416,14 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		// Not "retrying now is pointless", not a sentence ending "retrying.",
 		// and only as the text's last line: a line after it ("Failed to get
 		// response from the AI model; retried 5 times") is the outcome.
-		if bareRetryNotice(after[len("retrying"):]) && strings.TrimSpace(low[i+len(after):]) == "" {
+		//
+		// The same after the cause it names, "<what happened>; retrying" as
+		// the last line: Cline's SDK, "Model returned an empty response;
+		// retrying", "Transient network interruption before any model
+		// output; retrying" (cline/cline sdk/packages/llms/src/providers/
+		// middleware/retry-empty-response.ts, logged before the next attempt).
+		if (bareRetryNotice(after[len("retrying"):]) || strings.HasSuffix(low[:i], "; ") && strings.Trim(after[len("retrying"):], ".…! \r") == "") &&
+			strings.TrimSpace(low[i+len(after):]) == "" {
 			best = i
 			break
 		}

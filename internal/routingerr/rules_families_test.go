@@ -24,6 +24,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Retrying LLM API call (attempt 1/3) after 1000ms delay. Error: 429 Rate limit exceeded"),
 			txt(`[DEBUG] retrying request: request="POST https://api.openai.com/v1/chat/completions (status: 503)" timeout=4s remaining=2`),
 			txt("INFO goose::providers::retry: Backing off for 1.634s before retry"),
+			txt("Model returned an empty response; retrying"),
 		},
 		neg: []Evidence{
 			txt("Retrying after rate limit · attempt 3/3 · 4s\nError code: 429 - rate limit exceeded"),
@@ -38,6 +39,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Error: All providers failed. Attempts:\ngemini attempt 1/3: Gemini API error (400 Bad Request): API key not valid."),
 			txt("Overloaded · Retrying in 24s · attempt 10/10\n   API Error: 529 Overloaded."),
 			txt("INFO goose::providers::retry: Backing off for 1.912s before retry\nError: Rate limit exceeded: 429 Too Many Requests"),
+			txt("Model returned an empty response; retrying\nError: Invalid response from model: empty response"),
 			txt("Backing off for now before retrying the deploy"), txt("We are backing off for 2 weeks"),
 			txt("We are backing off the rollout for now"), txt("Backing off chat(...) for good"),
 			txt("Please retry in 39.8s."), txt("You can retry your request, or contact us through our help center"),

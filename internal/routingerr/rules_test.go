@@ -18,6 +18,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("stream error: stream disconnected before completion: connection reset; retrying..."),
 			txt("Rate limited. Quick retry in 1s..."), txt("Server at capacity. Waiting 10s... (attempt 2)"),
 			txt(`{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}`),
+			txt("context window exceeded — compacting and retrying"),
 			txt(`{"jsonrpc": "2.0", "method": "event", "params": {"type": "StepRetry", "payload": {"n": 1, "next_attempt": 2, "max_attempts": 3, "wait_s": 2.5, "error_type": "RateLimitError", "status_code": 429}}}`)},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
@@ -25,6 +26,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			{HasRPCError: true, RPCCode: 429, RPCMessage: "You have exhausted your daily quota on this model.", StderrTail: "Attempt 1 failed with status 429. Retrying with backoff..."},
 			txt("Trying to reach the office"), txt("this is taking a bit longer than the last build"),
 			txt(`{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"529 overloaded_error: Overloaded"}`),
+			txt("context window exceeded — compacting and retrying\nContextWindowOverflowError: context window exceeded and recovery failed"),
 			{ExitStatus: "exit status 1", Err: `{"jsonrpc":"2.0","method":"event","params":{"type":"StepRetry","payload":{"n":1,"next_attempt":3,"max_attempts":3,"wait_s":4.0,"error_type":"RateLimitError","status_code":429}}}`}},
 	},
 	"google.quota_limit_zero.v1": {
