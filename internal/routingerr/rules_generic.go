@@ -196,10 +196,28 @@ var genericRules = []rule{
 	// older or newer than the launcher expects): clap's "error: unexpected
 	// argument 'app-server' found" (codex), commander's "error: unknown
 	// option '--acp'" (Claude Code). Starting it again fails the same way.
+	// Also clap's other two argument kinds (clap_builder/src/error/format.rs,
+	// ErrorKind::InvalidValue / ValueValidation and InvalidSubcommand):
+	// "error: invalid value 'untrusted' for '--ask-for-approval
+	// <APPROVAL_POLICY>'" (then "[possible values: …]" or ": <why>") and
+	// "error: unrecognized subcommand 'app-server'"; an invalid value only
+	// when it names an argument as clap renders one ('--flag …', '-f', '<NAME>',
+	// '[NAME]'), not a field or a setting.
 	{id: "exec.bad_arguments.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		gate: []string{"error: unexpected argument '", "error: unknown option '"},
+		gate: []string{"error: unexpected argument '", "error: unknown option '", "error: invalid value '", "error: unrecognized subcommand '"},
 		match: func(s *scan) int {
 			if i := strings.Index(s.low, "error: unexpected argument '"); i >= 0 && strings.Contains(lineFrom(s.low, i), "' found") {
+				return i
+			}
+			if i := strings.Index(s.low, "error: invalid value '"); i >= 0 {
+				line := lineFrom(s.low, i)
+				for _, w := range []string{"' for '-", "' for '<", "' for '["} {
+					if strings.Contains(line, w) {
+						return i
+					}
+				}
+			}
+			if i := strings.Index(s.low, "error: unrecognized subcommand '"); i >= 0 {
 				return i
 			}
 			return strings.Index(s.low, "error: unknown option '")

@@ -811,8 +811,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"exec.bad_arguments.v1": {
 		pos: []Evidence{txt("Error: codex error: exit status 2, stderr: error: unexpected argument 'app-server' found\n\nUsage: codex exec [OPTIONS] [PROMPT] [COMMAND]"),
-			txt("error: unknown option '--experimental-acp'")},
-		neg: []Evidence{txt("error: unexpected argument in tool call"), txt("unknown option value")},
+			txt("error: unknown option '--experimental-acp'"),
+			txt("error: invalid value 'fast' for '--sandbox <SANDBOX_MODE>'\n  [possible values: read-only, workspace-write, danger-full-access]\n\nFor more information, try '--help'."),
+			txt("error: invalid value 'x' for '<PORT>': invalid digit found in string"),
+			txt("error: unrecognized subcommand 'app-server'\n\nUsage: codex [OPTIONS] [PROMPT]")},
+		neg: []Evidence{txt("error: unexpected argument in tool call"), txt("unknown option value"),
+			txt("Error: invalid value 'abc' for field 'temperature'"), txt("error: invalid value '' in settings.json")},
 	},
 	"anthropic.overloaded_error.v1": {
 		pos: []Evidence{status(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
