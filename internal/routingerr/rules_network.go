@@ -810,7 +810,14 @@ var transportLostRules = []rule{
 			// with msg "Connect error", shown "<url>: Connection Failed: Connect
 			// error[: <io error>]"; catalogue transport ureq-connect-error), as
 			// its callers print it with or without the io error after it.
-			"connection failed: connect error"}},
+			"connection failed: connect error",
+			// tokio-rustls's io::Error (UnexpectedEof) when the peer closes
+			// the socket before the TLS handshake completes (src/common/mod.rs
+			// complete_io: "tls handshake eof"; catalogue transport
+			// tokio-rustls-tls-handshake-eof), under hyper-rustls, reqwest and
+			// tokio-tungstenite: Codex's Responses WebSocket and HTTPS
+			// connects print it as "IO error: tls handshake eof".
+			"tls handshake eof"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}

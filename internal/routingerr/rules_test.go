@@ -214,8 +214,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"net.connection_words.v1": {
 		pos: []Evidence{txt("Error: Client network socket disconnected before secure TLS connection was established"),
 			txt("Connection failed: error sending request"),
-			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: Io, source: hyper::Error(Io, Kind(BrokenPipe)), connection: Unknown } })`)},
-		neg: []Evidence{txt("socket connected"), txt("the operation succeeded"),
+			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: Io, source: hyper::Error(Io, Kind(BrokenPipe)), connection: Unknown } })`),
+			txt("ERROR codex_api::endpoint::responses_websocket: failed to connect to websocket: IO error: tls handshake eof, url: wss://chatgpt.com/backend-api/codex/responses")},
+		neg: []Evidence{txt("socket connected"), txt("the operation succeeded"), txt("tls handshake complete"),
 			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: User, source: InvalidUri(InvalidFormat), connection: Unknown } })`)},
 	},
 	"agent.session_ended.v1": {
