@@ -37,6 +37,10 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// context_overflow_recovery, phase started): it compacts and sends the
 	// turn again.
 	"compacting and retrying",
+	// stamina's retry hook, the event it logs before the wait
+	// ("stamina.retry_scheduled", with wait_for=<seconds>; hynek/stamina
+	// src/stamina/instrumentation/_structlog.py, _logging.py).
+	"stamina.retry_scheduled",
 	// OpenHands' tenacity before_sleep log (openhands/llm/retry_mixin.py):
 	// "<error>. Attempt #2 | You can customize retry values in the
 	// configuration." — logged before the next attempt.
@@ -122,6 +126,8 @@ var agentRules = []rule{
 			if d, ok := piRetryDelay(s.low); ok {
 				c.RetryAfter = new(d)
 			} else if d, ok := kimiStepRetryWait(s.low); ok {
+				c.RetryAfter = new(d)
+			} else if d, ok := staminaWait(s.low); ok {
 				c.RetryAfter = new(d)
 			} else if d, ok := codexRetryDelay(s.low); ok {
 				c.RetryAfter = new(d)
@@ -234,6 +240,20 @@ func kimiStepRetryWait(low string) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(f * float64(time.Second)), true
+}
+
+// staminaWait reads the wait_for (seconds) of stamina's
+// retry_scheduled event, as structlog's key=value or JSON renderer writes it.
+func staminaWait(low string) (time.Duration, bool) {
+	i := strings.LastIndex(low, "stamina.retry_scheduled")
+	if i < 0 {
+		return 0, false
+	}
+	l := lineWindow(low, i, 2000, 2000)
+	if d, ok := secondsField(l, "wait_for="); ok {
+		return d, true
+	}
+	return secondsField(l, `"wait_for":`)
 }
 
 // capacityWait reads the wait of Claude Code's mid-stream 529 notice,

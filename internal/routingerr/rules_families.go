@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -384,6 +385,16 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if retriesEndWords(lineWindow(low, i, 80, 200)) {
 			continue
 		}
+		// httpx-retries' debug log when it retries ("_retry_operation
+		// retrying request=<Request('POST', …)> response=<Response [429 Too
+		// Many Requests]> retry=<Retry(total=3, attempts_made=0)>",
+		// httpx_retries/transport.py, logged only with a retry to come),
+		// then Retry.sleep's "sleep seconds=1.5" (retry.py): the wait.
+		if strings.HasPrefix(after, "retrying request=") {
+			d, _ := secondsField(low[i:min(len(low), i+1200)], "sleep seconds=")
+			best, delay = i, d
+			break
+		}
 		// go-retryablehttp's leveled log before it sleeps ("retrying
 		// request", "request", desc, "timeout", wait, "remaining", remain;
 		// client.go Do), as hclog or slog print it: `[DEBUG] retrying
@@ -553,6 +564,26 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, 0
 	}
 	return best, delay
+}
+
+// secondsField reads the number of seconds after key in s ("sleep
+// seconds=1.5", "wait_for=0.84", `"wait_for": 0.84`), a plain number with
+// no unit.
+func secondsField(s, key string) (time.Duration, bool) {
+	k := strings.Index(s, key)
+	if k < 0 {
+		return 0, false
+	}
+	r := strings.TrimLeft(s[k+len(key):], " ")
+	j := 0
+	for j < len(r) && j < 16 && (isDigit(r[j]) || r[j] == '.') {
+		j++
+	}
+	f, err := strconv.ParseFloat(r[:j], 64)
+	if err != nil || f <= 0 || f > maxHint.Seconds() {
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
 }
 
 // retryablehttpRemaining: line carries go-retryablehttp's " remaining=N"

@@ -19,6 +19,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Rate limited. Quick retry in 1s..."), txt("Server at capacity. Waiting 10s... (attempt 2)"),
 			txt(`{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}`),
 			txt("context window exceeded — compacting and retrying"),
+			txt("2026-06-01 12:00:00 [warning  ] stamina.retry_scheduled        callable='openai.resources.chat.completions.Completions.create' retry_num=1 wait_for=0.84 waited_so_far=0.0"),
 			txt(`{"jsonrpc": "2.0", "method": "event", "params": {"type": "StepRetry", "payload": {"n": 1, "next_attempt": 2, "max_attempts": 3, "wait_s": 2.5, "error_type": "RateLimitError", "status_code": 429}}}`)},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
@@ -27,6 +28,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Trying to reach the office"), txt("this is taking a bit longer than the last build"),
 			txt(`{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"529 overloaded_error: Overloaded"}`),
 			txt("context window exceeded — compacting and retrying\nContextWindowOverflowError: context window exceeded and recovery failed"),
+			txt("stamina.retry_scheduled wait_for=0.84\nopenai.RateLimitError: Error code: 429 - rate limit"), txt("configure stamina's retry hook in settings"),
 			{ExitStatus: "exit status 1", Err: `{"jsonrpc":"2.0","method":"event","params":{"type":"StepRetry","payload":{"n":1,"next_attempt":3,"max_attempts":3,"wait_s":4.0,"error_type":"RateLimitError","status_code":429}}}`}},
 	},
 	"google.quota_limit_zero.v1": {
