@@ -661,7 +661,15 @@ var sharedRules = []rule{
 			// "Configuration value not found: GOOSE_PROVIDER"; catalogue
 			// agents-more goose-config-value-not-found): a key or setting
 			// that was never set.
-			"configuration value not found"}},
+			"configuration value not found",
+			// Claude Code started from inside another Claude Code session
+			// (CLAUDECODE=1 inherited, cli.js of @anthropic-ai/claude-code
+			// 2.1.42: "Error: Claude Code cannot be launched inside another
+			// Claude Code session. … unset the CLAUDECODE environment
+			// variable."; catalogue claude-code-nested-session-claudecode):
+			// it exits 1 before any request, every time, until the launcher's
+			// environment is fixed.
+			"cannot be launched inside another claude code session"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to",
 			// The same refusal said of a key or an account, with no

@@ -106,8 +106,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("model found"), txt("AccessDeniedException: You don't have access to the model with the specified model ID.")},
 	},
 	"generic.config_words.v1": {
-		pos: []Evidence{txt("Access blocked by Cloudflare. This usually happens when connecting from a restricted region")},
-		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv")},
+		pos: []Evidence{txt("Access blocked by Cloudflare. This usually happens when connecting from a restricted region"),
+			txt("Error: Claude Code cannot be launched inside another Claude Code session.\nNested sessions share runtime resources and will crash all active sessions.\nTo bypass this check, unset the CLAUDECODE environment variable.")},
+		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv"), txt("launched another Claude Code session in a second terminal")},
 	},
 	"generic.permission_words.v1": {
 		pos: []Evidence{txt("Your organization must be verified to stream this model."),
