@@ -561,7 +561,11 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if retriesEndWords(l) || !containsAny(l, []string{"fail", "error", "retry"}) {
 			continue
 		}
-		return i, 0
+		// The wait named after the counter: Gemini CLI's "Network retry
+		// attempt 2/3 for gemini-2.5-pro. Delay: 2000ms. Error type: …"
+		// (packages/core/src/telemetry/types.ts NetworkRetryAttemptEvent).
+		d, _ := delayAfter(lineFrom(low, i), ". delay: ")
+		return i, d
 	}
 	return best, delay
 }
@@ -634,8 +638,12 @@ func retryInLine(low string, j int, rest string) (time.Duration, bool) {
 // bareRetryNotice: s, the words after "retrying" to the end of the line,
 // is " now" or an ellipsis, and nothing else but stops: "Retrying now...",
 // "Retrying...", "Retrying…".
+//
+// " request" may name what is retried: Gemini CLI's "Loop detection has been
+// disabled for this session. Retrying request..." (packages/cli/src/ui/hooks/
+// useGeminiStream.ts, before it sends the turn again).
 func bareRetryNotice(s string) bool {
-	rest, now := strings.CutPrefix(s, " now")
+	rest, now := strings.CutPrefix(strings.TrimPrefix(s, " request"), " now")
 	if strings.Trim(rest, ".…! ") != "" {
 		return false
 	}

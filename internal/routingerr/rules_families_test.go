@@ -25,6 +25,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt(`[DEBUG] retrying request: request="POST https://api.openai.com/v1/chat/completions (status: 503)" timeout=4s remaining=2`),
 			txt("INFO goose::providers::retry: Backing off for 1.634s before retry"),
 			txt("Model returned an empty response; retrying"),
+			txt("Network retry attempt 2/3 for gemini-2.5-pro. Delay: 2000ms. Error type: ECONNRESET"),
+			txt("Loop detection has been disabled for this session. Retrying request..."),
 			txt("DEBUG:httpx_retries.transport:_retry_operation retrying request=<Request('POST', 'https://api.openai.com/v1/chat/completions')> response=<Response [429 Too Many Requests]> retry=<Retry(total=3, attempts_made=0)>\nDEBUG:httpx_retries.retry:sleep seconds=1.5"),
 		},
 		neg: []Evidence{
@@ -42,6 +44,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("INFO goose::providers::retry: Backing off for 1.912s before retry\nError: Rate limit exceeded: 429 Too Many Requests"),
 			txt("Model returned an empty response; retrying\nError: Invalid response from model: empty response"),
 			txt("DEBUG:httpx_retries.transport:_retry_operation retrying request=<Request('POST', 'https://x/v1')> response=<Response [503 Service Unavailable]> retry=<Retry(total=3, attempts_made=2)>\nhttpx.HTTPStatusError: Server error '503 Service Unavailable' for url 'https://x/v1'"),
+			txt("Retrying request failed: 500 Internal Server Error"), txt("Retrying request."),
 			txt("Backing off for now before retrying the deploy"), txt("We are backing off for 2 weeks"),
 			txt("We are backing off the rollout for now"), txt("Backing off chat(...) for good"),
 			txt("Please retry in 39.8s."), txt("You can retry your request, or contact us through our help center"),

@@ -541,6 +541,11 @@ func retryAttemptWait(low string) (int, time.Duration) {
 	rest = rest[k:]
 	var marker, tail string
 	switch {
+	case strings.HasPrefix(rest, " due to ") && strings.HasSuffix(low[max(0, i-8):i], "content "):
+		// Gemini CLI's "Content retry attempt 1 due to NO_RESPONSE_TEXT."
+		// (packages/core/src/telemetry/types.ts ContentRetryEvent, logged
+		// before the wait of geminiChat.ts's mid-stream retry).
+		return i, 0
 	case strings.HasPrefix(rest, " after "):
 		marker, tail = " after ", " delay"
 	case strings.HasPrefix(rest, ". sleeping "):
