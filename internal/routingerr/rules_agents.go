@@ -101,6 +101,13 @@ var agentRules = []rule{
 				if k == "trying to reach " && !strings.Contains(s.low[i:min(len(s.low), i+120)], "(attempt ") {
 					continue
 				}
+				// "<error>; retrying 2/5 in 1.6s…", "; retrying in 251 ms",
+				// "; retrying after 2s", a logger's "…; retrying {fields}":
+				// the retry's own details follow. Not "; retrying is
+				// pointless" (the verb as a subject).
+				if k == "; retrying " && !retryingDetails(s.low[i+len(k):]) {
+					continue
+				}
 				// The toasts' delay words need their number ("switching
 				// account in settings" is no countdown).
 				if j := i + len(k); (k == "quick retry in " || k == "switching account in " || k == "server at capacity. waiting ") &&
@@ -145,6 +152,24 @@ var agentRules = []rule{
 			}
 			return c
 		}},
+}
+
+// retryingDetails: s, what follows "; retrying ", opens with the retry's
+// details: a counter or a delay, a bracketed or braced detail, or "in ",
+// "after ", "with ", "now", "request".
+func retryingDetails(s string) bool {
+	if s == "" {
+		return false
+	}
+	if isDigit(s[0]) || strings.IndexByte("({[", s[0]) >= 0 {
+		return true
+	}
+	for _, w := range []string{"in ", "after ", "with ", "now", "request"} {
+		if strings.HasPrefix(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // retryingAfterDelay reads the delay of Gemini CLI's and Qwen Code's own

@@ -23,6 +23,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt(`{"jsonrpc": "2.0", "method": "event", "params": {"type": "StepRetry", "payload": {"n": 1, "next_attempt": 2, "max_attempts": 3, "wait_s": 2.5, "error_type": "RateLimitError", "status_code": 429}}}`)},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
+			txt("The request failed; retrying is pointless until the key is fixed"),
 			txt("Attempt 1 failed. Retrying with backoff...\nError: quota exhausted"),
 			{HasRPCError: true, RPCCode: 429, RPCMessage: "You have exhausted your daily quota on this model.", StderrTail: "Attempt 1 failed with status 429. Retrying with backoff..."},
 			txt("Trying to reach the office"), txt("this is taking a bit longer than the last build"),
