@@ -46,9 +46,12 @@ var openaiRules = []rule{
 	// error follows. "Timed out waiting for 60000 ms" is not a wait: the
 	// line must say it retries or that it was rate-limited.
 	{id: "wrapper.retry_wait.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
-		gate:  []string{"retry attempt", "waiting ", sleepBeforeRetry},
+		gate:  []string{"retry attempt", "waiting ", sleepBeforeRetry, tenacityBeforeLog},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
+			if i := tenacityNthCall(s.low); i >= 0 && !s.retriesOver(i) {
+				return i
+			}
 			if i := wrapperRetryAttempt(s.low); i >= 0 && !s.retriesOver(i) {
 				return i
 			}
@@ -558,6 +561,37 @@ func retryAttemptWait(low string) (int, time.Duration) {
 		return -1, 0
 	}
 	return i, d
+}
+
+// tenacityBeforeLog ends tenacity's before_log line, "Starting call to
+// '<fn>', this is the 2nd time calling it." (jd/tenacity tenacity/before.py),
+// logged as each attempt starts.
+const tenacityBeforeLog = " time calling it"
+
+// tenacityNthCall: the last before_log line in low names the second call or
+// a later one, an attempt after a failure, under way; its offset, or -1.
+// The first call is no retry; after_log's "this was the 2nd time calling
+// it" is an attempt that ended.
+func tenacityNthCall(low string) int {
+	i := strings.LastIndex(low, tenacityBeforeLog)
+	if i < 0 {
+		return -1
+	}
+	head := low[strings.LastIndexByte(low[:i], '\n')+1 : i]
+	k := strings.LastIndex(head, ", this is the ")
+	if k < 0 || !strings.Contains(head[:k], "starting call to ") {
+		return -1
+	}
+	ord := head[k+len(", this is the "):]
+	n, j := leadingInt(ord)
+	if j == 0 || n < 2 {
+		return -1
+	}
+	switch ord[j:] {
+	case "st", "nd", "rd", "th":
+		return strings.LastIndexByte(low[:i], '\n') + 1
+	}
+	return -1
 }
 
 // sleepBeforeRetry: a wrapper's own line that it sleeps and tries again,
