@@ -57,6 +57,11 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// way too hot right now", then "(click to expand)" and "[retrying in Ns
 	// attempt #N]"): the words only appear while opencode retries.
 	"gemini is way too hot right now",
+	// LiteLLM's Router as it sends the request to the next model group
+	// after a failure (litellm/router_utils/fallback_event_handlers.py
+	// run_async_fallback: verbose_router_logger.info(f"Falling back to
+	// model_group = {mg}"), then the call): the request goes on elsewhere.
+	"falling back to model_group = ",
 	// opencode-antigravity-auth's toasts before it sleeps and tries again
 	// (src/plugin.ts: "Rate limited. Quick retry in 1s...", "Rate limited
 	// again. Switching account in 5s...", "Server at capacity. Waiting

@@ -450,6 +450,15 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			best = i
 			break
 		}
+		// LiteLLM's Router once a call failed and retries are left
+		// (BerriAI/litellm litellm/router.py async_function_with_retries:
+		// verbose_router_logger.info(f"Retrying request with num_retries:
+		// {num_retries}"), logged only when num_retries > 0, then the sleep
+		// and the attempts): "Retrying request with num_retries: 3".
+		if retriesLeftField(after, "retrying request with num_retries: ") {
+			best = i
+			break
+		}
 		// A counter after the verb: "Retrying... (1/3)", "Retrying request...
 		// (2/3)", "…, retrying (1/3)": the n-th of m retries is under way.
 		if retryCounter(after[len("retrying"):]) {
@@ -568,6 +577,18 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, d
 	}
 	return best, delay
+}
+
+// retriesLeftField: line s opens with key and a count of retries left, at
+// least 1, ended by the line's end or a stop: "retrying request with
+// num_retries: 3".
+func retriesLeftField(s, key string) bool {
+	r, ok := strings.CutPrefix(s, key)
+	if !ok {
+		return false
+	}
+	n, j := leadingInt(r)
+	return j > 0 && n >= 1 && strings.Trim(r[j:], ".…! \r") == ""
 }
 
 // secondsField reads the number of seconds after key in s ("sleep
