@@ -407,6 +407,17 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 				break
 			}
 		}
+		// google-api-core's Retry before it sleeps (googleapis/python-api-core
+		// google/api_core/retry/retry_base.py _retry_error_helper, earlier
+		// retry.py retry_target): "Retrying due to <exc>, sleeping 1.3s
+		// ...". The exception may run past the window, so the wait is the
+		// last ", sleeping <d> ..." on the line.
+		if strings.HasPrefix(after, "retrying due to ") {
+			if d, ok := sleepingTail(lineWindow(low, i, 0, 2000)); ok {
+				best, delay = i, d
+				break
+			}
+		}
 		if d, ok := delayAfter(after, " in ", " after ", "backoff=", "backoff: ", "delay=", ", waiting "); ok {
 			best, delay = i, d
 			break
@@ -577,6 +588,22 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, d
 	}
 	return best, delay
+}
+
+// sleepingTail reads the wait of a line that ends ", sleeping <d> ...":
+// google-api-core's "Retrying due to 503 Service Unavailable, sleeping 1.3s
+// ...".
+func sleepingTail(line string) (time.Duration, bool) {
+	k := strings.LastIndex(line, ", sleeping ")
+	if k < 0 {
+		return 0, false
+	}
+	r := line[k+len(", sleeping "):]
+	d, n, ok := parseHumanDuration(r)
+	if !ok || d <= 0 || d > maxHint || strings.Trim(r[n:], ".… \r") != "" {
+		return 0, false
+	}
+	return d, true
 }
 
 // retriesLeftField: line s opens with key and a count of retries left, at

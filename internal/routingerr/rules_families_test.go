@@ -28,6 +28,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Network retry attempt 2/3 for gemini-2.5-pro. Delay: 2000ms. Error type: ECONNRESET"),
 			txt("Loop detection has been disabled for this session. Retrying request..."),
 			txt("DEBUG:httpx_retries.transport:_retry_operation retrying request=<Request('POST', 'https://api.openai.com/v1/chat/completions')> response=<Response [429 Too Many Requests]> retry=<Retry(total=3, attempts_made=0)>\nDEBUG:httpx_retries.retry:sleep seconds=1.5"),
+			txt("DEBUG:google.api_core.retry:Retrying due to 429 Resource has been exhausted (e.g. check quota)., sleeping 2.6s ..."),
 			txt("litellm.acompletion(model=openai/gpt-4o) Exception litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached\n00:07:32 - LiteLLM Router:INFO: router.py:3557 - Retrying request with num_retries: 3"),
 		},
 		neg: []Evidence{
@@ -46,6 +47,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Model returned an empty response; retrying\nError: Invalid response from model: empty response"),
 			txt("DEBUG:httpx_retries.transport:_retry_operation retrying request=<Request('POST', 'https://x/v1')> response=<Response [503 Service Unavailable]> retry=<Retry(total=3, attempts_made=2)>\nhttpx.HTTPStatusError: Server error '503 Service Unavailable' for url 'https://x/v1'"),
 			txt("Retrying request failed: 500 Internal Server Error"), txt("Retrying request."),
+			txt("Retrying due to a bug, sleeping on it"), txt("Retrying due to 503, sleeping 1.3s is not enough"),
+			txt("Retrying due to 503 Service Unavailable, sleeping 1.3s ...\ngoogle.api_core.exceptions.RetryError: Timeout of 120.0s exceeded, last exception: 503 Service Unavailable"),
 			txt("Retrying request with num_retries: 0"), txt("Retrying request with num_retries: 3 made no difference"),
 			txt("Retrying request with num_retries: 2\nlitellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached. LiteLLM Retried: 2 times, LiteLLM Max Retries: 2"),
 			txt("Backing off for now before retrying the deploy"), txt("We are backing off for 2 weeks"),
