@@ -546,3 +546,14 @@ func TestHeldoutFortySeventh(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 47, "forty-seventh held-out set")
 }
+
+// TestHeldoutFiftieth measures testdata/heldout50: 33 real Gemini CLI, Qwen
+// Code and opencode errors from those agents' own trackers (tool-box
+// throttles, broken-history 400s, Zen free-usage retry lines, Hermes's
+// attempt counter on a final 401, Ollama unreachable), from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout50/README.md).
+func TestHeldoutFiftieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 50, "fiftieth held-out set")
+}
