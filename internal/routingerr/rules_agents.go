@@ -174,6 +174,20 @@ func retryingDetails(s string) bool {
 			return true
 		}
 	}
+	// The request sent again without what was refused: @anthropic-ai/sdk's
+	// betaRefusalFallbackMiddleware, "… fallback request with the partial
+	// output appended was rejected (HTTP 400: …); retrying without it",
+	// "fast fallback request to <model> was rejected (HTTP 429); retrying
+	// without `speed`" (lib/middleware.mjs, then next() with the smaller
+	// body). Not "retrying without success" (the outcome).
+	if r, ok := strings.CutPrefix(s, "without "); ok {
+		for _, w := range []string{"success", "luck", "result", "any "} {
+			if strings.HasPrefix(r, w) {
+				return false
+			}
+		}
+		return true
+	}
 	return false
 }
 
