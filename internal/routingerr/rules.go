@@ -534,14 +534,17 @@ func saysFinal(s string) bool {
 // API call after 3 retries" (continuedev/continue extensions/cli
 // src/util/exponentialBackoff.ts, core/util/withExponentialBackoff.ts),
 // reqwest-retry's "Request failed after 2 retries" (RetryError::WithRetries),
-// go-retryablehttp's "POST <url> giving up after 5 attempt(s)".
+// go-retryablehttp's "POST <url> giving up after 5 attempt(s)". The .NET
+// client pipeline's "Service request failed.\nStatus: 429 (Too Many
+// Requests)" (System.ClientModel ClientResultException, Azure.Core
+// RequestFailedException), thrown once ClientRetryPolicy stops retrying.
 var finalWords = []string{"failed after ", "make api call after ", "giving up after ",
 	"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
 	"api failed after ", "api call failed after ", "limit persisted after ", "rate limited after ",
 	"usage limit reached", "stream disconnected", "at capacity", "refresh token", "sign in again",
 	"credit balance is too low", "invalid api key", "please run /login", "daily quota",
 	"is out of credits", "hit your spend cap", "capacity is unavailable", "quota exceeded. check your plan",
-	"ran out of room in the model's context window"}
+	"ran out of room in the model's context window", "service request failed."}
 
 // payloadEnd is the newline that ends the line at i, or, when a JSON value
 // opened on that line is still open there, the first newline after it

@@ -574,6 +574,15 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if best >= 0 && delay > 0 && strings.IndexByte(low[best:i], '\n') < 0 {
 			break
 		}
+		// The .NET client pipeline's retry event (System.ClientModel
+		// ClientRetryPolicy, used by the OpenAI .NET SDK, and Azure.Core's
+		// RetryPolicy): "Request [<id>] attempt number 2 took 01.3s", logged
+		// after the wait, as the next attempt goes out (RetryCount++, then
+		// LogRequestRetrying and continue). What it took is the attempt's
+		// time, no wait.
+		if pipelineRetrying(low, i) {
+			return i, 0
+		}
 		if !attemptCounter(lineWindow(low, i, 0, 24)) {
 			continue
 		}
@@ -588,6 +597,29 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, d
 	}
 	return best, delay
+}
+
+// pipelineRetrying: the "attempt " at i is the .NET pipeline's "request
+// [<id>] attempt number <n> took <d>s", the whole line.
+func pipelineRetrying(low string, i int) bool {
+	head := strings.TrimLeft(lineWindow(low, i, 200, 0), " \t")
+	if !strings.HasPrefix(head, "request [") || !strings.HasSuffix(head, "] ") {
+		return false
+	}
+	r, ok := strings.CutPrefix(lineFrom(low, i), "attempt number ")
+	if !ok {
+		return false
+	}
+	n, j := leadingInt(r)
+	if j == 0 || n < 1 {
+		return false
+	}
+	r, ok = strings.CutPrefix(r[j:], " took ")
+	if !ok {
+		return false
+	}
+	_, m, ok := parseHumanDuration(r)
+	return ok && strings.TrimRight(r[m:], " \r") == ""
 }
 
 // sleepingTail reads the wait of a line that ends ", sleeping <d> ...":
