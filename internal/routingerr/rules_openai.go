@@ -313,10 +313,23 @@ var openaiRules = []rule{
 	// provided without its required following item.", the Responses API 400
 	// openai-agents-python's docs/running_agents.md names for its
 	// reasoning_item_id_policy; catalogue openai-api
-	// openai-api-reasoning-without-following-item).
+	// openai-api-reasoning-without-following-item). Chat Completions says
+	// the same of its tool messages: "Invalid parameter: messages with role
+	// 'tool' must be a response to a preceeding message with 'tool_calls'."
+	// (its spelling; portkey.ai error library invalid-parameter-error-10034
+	// quotes it with "preceding") for a tool message without the assistant
+	// turn that called it, and "An assistant message with 'tool_calls' must
+	// be followed by tool messages responding to each 'tool_call_id'. The
+	// following tool_call_ids did not have response messages: …" for a call
+	// without its result (LangChain's INVALID_TOOL_RESULTS page shows the
+	// 400); OpenAI-compatible servers (Moonshot, DashScope) copy both.
+	// Catalogue openai-api openai-api-tool-role-without-tool-calls,
+	// openai-api-tool-calls-without-tool-messages.
 	{id: "openai.no_tool_output.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"no tool output found for function call", "no tool call found for function call output",
-			"without its required 'reasoning' item", "without its required reasoning item", "without its required following item"}},
+			"without its required 'reasoning' item", "without its required reasoning item", "without its required following item",
+			"must be a response to a preceeding message with", "must be a response to a preceding message with",
+			"must be followed by tool messages responding to each"}},
 	// The Responses API's 404 for an item the request refers to but the
 	// server never kept: "Item with id 'rs_…' not found. Items are not
 	// persisted when `store` is set to false. Try again with `store` set to
