@@ -127,6 +127,20 @@ var openaiRules = []rule{
 	{id: "codex.config_load.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"error loading config.toml:", "error parsing -c overrides:", "error finding codex home:",
 			"toml parse error at line"}},
+	// An MCP server Codex could not start: "MCP client for `<name>` failed
+	// to start: {err:#}" (codex-rs core/src/mcp_connection_manager.rs
+	// mcp_init_error_display; older builds' codex.rs the same, and "Failed
+	// to create MCP connection manager: {e:#}" when the manager itself
+	// failed). The inner error is the server's start-up ("request timed
+	// out" from the handshake, "connection closed: initialize response"),
+	// a server or config.toml to fix: starting the same servers again
+	// fails the same way, and the session goes on without them. Not when a
+	// turn error follows in the same text (Codex's stream and status
+	// wordings): that error decides. Catalogue codex codex-mcp-*.
+	{id: "codex.mcp_startup_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.75,
+		any:  []string{"` failed to start: ", "failed to create mcp connection manager"},
+		all:  []string{"mcp"},
+		none: []string{"stream disconnected", "unexpected status", "reconnecting", "exceeded retry limit", "stream error"}},
 
 	// codex-rs CodexErr::TurnAborted ("turn aborted. Something went wrong?
 	// Hit `/feedback` …", from a cancelled task) and Interrupted ("interrupted

@@ -820,6 +820,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Error: TOML parse error at line 12, column 1\n   |\n12 | [mcp_servers.x]\n   | ^\nunexpected eof")},
 		neg: []Evidence{txt("loaded config.toml; stream error: unexpected EOF"), txt("Error loading config")},
 	},
+	"codex.mcp_startup_failed.v1": {
+		pos: []Evidence{txt("ERROR codex_core::codex: MCP client for `context7` failed to start: request timed out"),
+			txt("🖐 Failed to create MCP connection manager: request timed out"),
+			txt("⚠ MCP client for `js-reverse-mcp` failed to start: MCP startup failed: handshaking with MCP server failed: connection closed: initialize response")},
+		neg: []Evidence{txt("MCP client for `context7` failed to start: request timed out\nstream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses)"),
+			txt("container `db` failed to start: port is already allocated"), txt("MCP client for `context7` started"),
+			txt("request timed out")},
+	},
 	"exec.bad_arguments.v1": {
 		pos: []Evidence{txt("Error: codex error: exit status 2, stderr: error: unexpected argument 'app-server' found\n\nUsage: codex exec [OPTIONS] [PROMPT] [COMMAND]"),
 			txt("error: unknown option '--experimental-acp'"),
