@@ -99,9 +99,16 @@ var copilotRules = []rule{
 	// cause"; providers/github-copilot-headers.ts isCopilotIdentityDenied
 	// reads error.code == "model_not_supported"): read by its code, which
 	// survives relays that nest the body as an escaped string and terminals
-	// that wrap the message.
+	// that wrap the message. A model Copilot serves on /responses only
+	// (the Codex family) is refused on Chat Completions with a 400
+	// {"error":{"message":"model gpt-5.2-codex is not accessible via the
+	// /chat/completions endpoint","code":"unsupported_api_for_model"}}
+	// (copilot-api 0.7.0's log of it, FlorianBruniaux/cc-copilot-bridge@dfb722c
+	// docs/TROUBLESHOOTING.md): the client's endpoint for that model, not a
+	// replay. Catalogue copilot copilot-codex-unsupported-api-for-model.
 	{id: "copilot.model_not_for_integrator.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
-		any: []string{"not available for integrator", "model_not_available_for_integrator", "model_not_supported"}},
+		any: []string{"not available for integrator", "model_not_available_for_integrator", "model_not_supported",
+			"unsupported_api_for_model", "is not accessible via the /chat/completions endpoint"}},
 	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"cannot accrue additional premium requests"}},
 	// The Copilot language server (the JetBrains, Vim and other editor

@@ -1178,8 +1178,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"copilot.model_not_for_integrator.v1": {
 		pos: []Evidence{txt(`400 The requested model is not available for integrator "opencode". Available models: [gpt-4.1 claude-opus-4.7 gpt-5.5]`),
-			txt(`{"error":{"message":"{\"error\":{\"message\":\"The requested model is not\n supported.\",\"code\":\"model_not_supported\"}}"}}`)},
-		neg: []Evidence{txt("the integrator is not available today"), txt("model not supported flags are listed in the docs")},
+			txt(`{"error":{"message":"{\"error\":{\"message\":\"The requested model is not\n supported.\",\"code\":\"model_not_supported\"}}"}}`),
+			status(400, `{"error":{"message":"model \"gpt-5.4-mini\" is not accessible via the /chat/completions endpoint","code":"unsupported_api_for_model"}}`),
+			txt("model gpt-5.1-codex is not accessible via the /chat/completions endpoint")},
+		neg: []Evidence{txt("the integrator is not available today"), txt("model not supported flags are listed in the docs"),
+			txt("the dashboard is not accessible via the vpn endpoint")},
 	},
 	"copilot.overage_limit.v1": {
 		pos: []Evidence{txt("You cannot accrue additional premium requests at this time.")},
