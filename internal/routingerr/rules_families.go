@@ -590,6 +590,17 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if retriesEndWords(l) || !containsAny(l, []string{"fail", "error", "retry"}) {
 			continue
 		}
+		// Claude Code logs every failed attempt, "API error (attempt 1/11):
+		// 403 <message>", before it decides (withRetry, 2.1.229 binary); a
+		// 4xx other than 408, 409 and 429 it then throws, so the counter is
+		// the record of the attempt that ended the turn, not a retry.
+		if strings.HasSuffix(low[:i], "api error (") {
+			if j, ok := attemptLogStatusAt(low, i); ok {
+				if st, ok := statusAt(low, j); ok && st >= 400 && st < 500 && st != 408 && st != 409 && st != 429 {
+					continue
+				}
+			}
+		}
 		// The wait named after the counter: Gemini CLI's "Network retry
 		// attempt 2/3 for gemini-2.5-pro. Delay: 2000ms. Error type: …"
 		// (packages/core/src/telemetry/types.ts NetworkRetryAttemptEvent).

@@ -31,8 +31,10 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("info: System.ClientModel.Primitives.ClientRetryPolicy[10]\n      Request [5d8a3f0e] attempt number 2 took 01.3s"),
 			txt("DEBUG:google.api_core.retry:Retrying due to 429 Resource has been exhausted (e.g. check quota)., sleeping 2.6s ..."),
 			txt("litellm.acompletion(model=openai/gpt-4o) Exception litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached\n00:07:32 - LiteLLM Router:INFO: router.py:3557 - Retrying request with num_retries: 3"),
+			txt(`API error (attempt 3/11): 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
 		},
 		neg: []Evidence{
+			txt(`API error (attempt 1/11): 404 {"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`),
 			txt("Retrying after rate limit · attempt 3/3 · 4s\nError code: 429 - rate limit exceeded"),
 			txt("Retrying LLM API call (attempt 3/3) after 4000ms delay. Error: 429\nLLM API call failed after 4 attempts. Last error: 429"),
 			txt(`msg="retrying request" request="POST https://api.openai.com/v1/chat/completions (status: 503)" timeout=4s remaining=1` + "\nPOST https://api.openai.com/v1/chat/completions giving up after 2 attempt(s): 503"),

@@ -156,6 +156,14 @@ func statusEndsClause(s string, i int) bool {
 // "http://h:443" do not. After a marker that ends in a letter a blank alone
 // is no separator, unless blankSeparated says the words are a field name.
 func markerStatusAt(m, s string, i int) (int, bool) {
+	if m == "api error (" {
+		// Claude Code's debug log of a failed attempt, "API error (attempt
+		// 1/11): 403 <message>" (withRetry, logged for every error before it
+		// decides whether to retry; 2.1.229): the status follows the counter.
+		if j, ok := attemptLogStatusAt(s, i); ok {
+			i = j
+		}
+	}
 	sep := false
 	for j := 0; i < len(s) && j < 8; j++ {
 		switch s[i] {
@@ -400,4 +408,25 @@ func statusAt(s string, i int) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// attemptLogStatusAt: s[i:] opens with the counter of Claude Code's attempt
+// log, "attempt <n>/<m>): " (after "API error ("); it returns where the
+// status after it starts.
+func attemptLogStatusAt(s string, i int) (int, bool) {
+	const w = "attempt "
+	if len(s)-i < len(w) || !strings.EqualFold(s[i:i+len(w)], w) {
+		return 0, false
+	}
+	j := i + len(w)
+	_, n := leadingInt(s[j:])
+	if n == 0 || j+n >= len(s) || s[j+n] != '/' {
+		return 0, false
+	}
+	j += n + 1
+	_, n = leadingInt(s[j:])
+	if n == 0 || !strings.HasPrefix(s[j+n:], "): ") {
+		return 0, false
+	}
+	return j + n + len("): "), true
 }
