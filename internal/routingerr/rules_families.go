@@ -412,6 +412,14 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		// retry.py retry_target): "Retrying due to <exc>, sleeping 1.3s
 		// ...". The exception may run past the window, so the wait is the
 		// last ", sleeping <d> ..." on the line.
+		// aiohttp_retry's debug line before its sleep, logged only with
+		// attempts left (aiohttp_retry/client.py _RequestContext._do_request:
+		// f"Retrying after response code: {response.status}", f"Retrying
+		// after exception: {e!r}", then asyncio.sleep(retry_wait)).
+		if strings.HasPrefix(after, "retrying after response code: ") || strings.HasPrefix(after, "retrying after exception: ") {
+			best = i
+			break
+		}
 		if strings.HasPrefix(after, "retrying due to ") {
 			if d, ok := sleepingTail(lineWindow(low, i, 0, 2000)); ok {
 				best, delay = i, d
@@ -580,7 +588,7 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		// after the wait, as the next attempt goes out (RetryCount++, then
 		// LogRequestRetrying and continue). What it took is the attempt's
 		// time, no wait.
-		if pipelineRetrying(low, i) {
+		if pipelineRetrying(low, i) || laterAttemptStarts(lineFrom(low, i)) || retriesLeftAfterFailure(lineFrom(low, i)) {
 			return i, 0
 		}
 		if !attemptCounter(lineWindow(low, i, 0, 24)) {
@@ -608,6 +616,49 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, d
 	}
 	return best, delay
+}
+
+// laterAttemptStarts: line is aiohttp_retry's "attempt N out of M" and
+// nothing else, with 2 <= N <= M: logged as each attempt starts
+// (aiohttp_retry/client.py _do_request: f"Attempt {current_attempt+1} out
+// of {attempts}"), so from the second on a retry is under way.
+func laterAttemptStarts(line string) bool {
+	r, ok := strings.CutPrefix(line, "attempt ")
+	if !ok {
+		return false
+	}
+	n, j := leadingInt(r)
+	if j == 0 || n < 2 {
+		return false
+	}
+	r, ok = strings.CutPrefix(r[j:], " out of ")
+	if !ok {
+		return false
+	}
+	m, k := leadingInt(r)
+	return k > 0 && n <= m && strings.TrimRight(r[k:], " \r") == ""
+}
+
+// retriesLeftAfterFailure: line is p-retry's onFailedAttempt log, "attempt
+// N failed. K retries left." with K >= 1 (sindresorhus/p-retry readme:
+// `Attempt ${attemptNumber} failed. ${retriesLeft} retries left. …`, earlier
+// "There are ${retriesLeft} retries left."): a retry follows.
+func retriesLeftAfterFailure(line string) bool {
+	r, ok := strings.CutPrefix(line, "attempt ")
+	if !ok {
+		return false
+	}
+	n, j := leadingInt(r)
+	if j == 0 || n < 1 {
+		return false
+	}
+	r, ok = strings.CutPrefix(r[j:], " failed. ")
+	if !ok {
+		return false
+	}
+	r = strings.TrimPrefix(r, "there are ")
+	k, m := leadingInt(r)
+	return m > 0 && k >= 1 && (strings.HasPrefix(r[m:], " retries left") || strings.HasPrefix(r[m:], " retry left"))
 }
 
 // pipelineRetrying: the "attempt " at i is the .NET pipeline's "request
