@@ -409,6 +409,17 @@ var anthropicRules = []rule{
 	{id: "claude_code.install_broken.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"could not find native binary package", "native binary not installed", "not available on this release channel",
 			"failed to execute native binary", "copies of the native binary package", "unsupported platform: "}},
+	// Claude Code on Windows without a shell it can run: 2.0.50 cli.js,
+	// "Claude Code on Windows requires git-bash (https://git-scm.com/
+	// downloads/win). If installed but not in PATH, set environment
+	// variable pointing to your bash.exe, similar to:
+	// CLAUDE_CODE_GIT_BASH_PATH=…", then exit 1; 2.1.229 (native binary),
+	// "Claude Code on Windows requires either Git for Windows (for bash) or
+	// PowerShell." and "… requires a shell tool. Git Bash was not found and
+	// the PowerShell tool is disabled …": the machine's setup, before any
+	// request.
+	{id: "claude_code.windows_shell_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"claude code on windows requires"}},
 
 	// cc-switch, the local proxy Claude Code is pointed at
 	// (src-tauri/src/proxy/error.rs): NoProvidersConfigured, "未配置供应商",

@@ -560,6 +560,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: claude native binary not installed.")},
 		neg: []Evidence{txt("native binary installed"), txt("platform: linux")},
 	},
+	"claude_code.windows_shell_missing.v1": {
+		pos: []Evidence{txt("Claude Code on Windows requires either Git for Windows (for bash) or PowerShell. Install one of:")},
+		neg: []Evidence{txt("Claude Code on Windows works with Git Bash or PowerShell")},
+	},
 	"claude_code.api_retry_event.v1": {
 		pos: []Evidence{txt(`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200,"error_status":503,"error":"server_error"}`)},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: `{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200}`},
