@@ -416,6 +416,15 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		// attempts left (aiohttp_retry/client.py _RequestContext._do_request:
 		// f"Retrying after response code: {response.status}", f"Retrying
 		// after exception: {e!r}", then asyncio.sleep(retry_wait)).
+		// SWE-agent's tenacity hook (SWE-agent/SWE-agent
+		// sweagent/agent/models.py LiteLLMModel.query retry_warning,
+		// before_sleep): "Retrying LM query: attempt 1 (slept for 10.53s)
+		// due to RateLimitError: …". The time it names is all the sleep so
+		// far, not the next wait, so no hint.
+		if sleptForAttempt(after) {
+			best = i
+			break
+		}
 		if strings.HasPrefix(after, "retrying after response code: ") || strings.HasPrefix(after, "retrying after exception: ") {
 			best = i
 			break
@@ -616,6 +625,28 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		return i, d
 	}
 	return best, delay
+}
+
+// sleptForAttempt: s, the line from "retrying", holds ": attempt <n>
+// (slept for <d>" within its first 80 bytes: "retrying lm query: attempt 2
+// (slept for 31.20s) due to …".
+func sleptForAttempt(s string) bool {
+	w := s[:min(len(s), 80)]
+	k := strings.Index(w, ": attempt ")
+	if k < 0 {
+		return false
+	}
+	r := s[k+len(": attempt "):]
+	n, j := leadingInt(r)
+	if j == 0 || n < 1 {
+		return false
+	}
+	r, ok := strings.CutPrefix(r[j:], " (slept for ")
+	if !ok {
+		return false
+	}
+	_, _, ok = parseHumanDuration(r)
+	return ok
 }
 
 // laterAttemptStarts: line is aiohttp_retry's "attempt N out of M" and
