@@ -46,10 +46,13 @@ var openaiRules = []rule{
 	// error follows. "Timed out waiting for 60000 ms" is not a wait: the
 	// line must say it retries or that it was rate-limited.
 	{id: "wrapper.retry_wait.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
-		gate:  []string{"retry attempt", "waiting ", sleepBeforeRetry, tenacityBeforeLog},
+		gate:  []string{"retry attempt", "waiting ", sleepBeforeRetry, tenacityBeforeLog, delayingBeforeRetry},
 		check: checkRetriesOver,
 		match: func(s *scan) int {
 			if i := tenacityNthCall(s.low); i >= 0 && !s.retriesOver(i) {
+				return i
+			}
+			if i, _ := strandsRetryDelay(s.low); i >= 0 && !s.retriesOver(i) {
 				return i
 			}
 			if i := wrapperRetryAttempt(s.low); i >= 0 && !s.retriesOver(i) {
@@ -68,6 +71,8 @@ var openaiRules = []rule{
 		},
 		hint: func(s *scan, c Classification) Classification {
 			if _, d := wrapperWait(s.low); d > 0 {
+				c.RetryAfter = new(d)
+			} else if _, d := strandsRetryDelay(s.low); d > 0 {
 				c.RetryAfter = new(d)
 			} else if _, d := retryAttemptWait(s.low); d > 0 {
 				c.RetryAfter = new(d)
@@ -588,6 +593,31 @@ func retryAttemptWait(low string) (int, time.Duration) {
 		return -1, 0
 	}
 	return i, d
+}
+
+// delayingBeforeRetry ends the Strands Agents SDK's throttling log before
+// it sleeps (strands-agents/sdk-python src/strands/event_loop/event_loop.py:
+// "retry_delay_seconds=<4>, max_attempts=<6>, current_attempt=<1> |
+// throttling exception encountered | delaying before next retry", logged
+// only when attempts are left; its ModelRetryStrategy writes "| <Exception>
+// encountered | delaying before next retry").
+const delayingBeforeRetry = "| delaying before next retry"
+
+// strandsRetryDelay: the last such line in low, its offset and the delay in
+// its retry_delay_seconds=<n> field (0 when absent), or -1.
+func strandsRetryDelay(low string) (int, time.Duration) {
+	k := strings.LastIndex(low, delayingBeforeRetry)
+	if k < 0 {
+		return -1, 0
+	}
+	ls := strings.LastIndexByte(low[:k], '\n') + 1
+	line := low[ls:k]
+	j := strings.Index(line, "retry_delay_seconds=<")
+	if j < 0 {
+		return -1, 0
+	}
+	d, _ := secondsField(line[j:], "retry_delay_seconds=<")
+	return ls, d
 }
 
 // tenacityBeforeLog ends tenacity's before_log line, "Starting call to
