@@ -403,8 +403,59 @@ func laterErrorAfterLine(low string, i int) bool {
 		rest = rest[d:]
 	} else if d := loggedErrorEnd(low[i:nl], rest); d > 0 {
 		rest = rest[d:]
+	} else if d := loggedTracebackEnd(low[lineStart(low, i):nl], rest); d > 0 {
+		rest = rest[d:]
 	}
 	return saysFinal(rest)
+}
+
+func lineStart(low string, i int) int { return strings.LastIndexByte(low[:i], '\n') + 1 }
+
+// loggedTracebackEnd: LangGraph logs its retry with the exception that
+// caused it (langchain-ai/langgraph libs/langgraph/langgraph/pregel/_retry.py
+// run_with_retry: logger.info(f"Retrying task {name} after {sleep:.2f}
+// seconds (attempt {n}) after {Exc} {exc}", exc_info=exc), after the sleep,
+// as the next attempt starts), so Python's logging prints that traceback
+// under the line: "Traceback (most recent call last):", the indented frames,
+// the exception line and the notes add_note put on it ("During task with
+// name '<name>' and id '<id>'"). That traceback is the retried error, not a
+// later one. loggedTracebackEnd is the offset in rest just past it, or 0
+// when line is not that notice or rest does not open with a traceback.
+func loggedTracebackEnd(line, rest string) int {
+	if !strings.Contains(line, "retrying task ") || !strings.Contains(line, " seconds (attempt ") {
+		return 0
+	}
+	const head = "traceback (most recent call last):"
+	if !strings.HasPrefix(rest, head) {
+		return 0
+	}
+	k := len(head)
+	for k < len(rest) && rest[k] == '\n' {
+		k++
+		if k < len(rest) && (rest[k] == ' ' || rest[k] == '\t') {
+			nl := strings.IndexByte(rest[k:], '\n')
+			if nl < 0 {
+				return len(rest)
+			}
+			k += nl
+			continue
+		}
+		// The exception line, then its notes.
+		nl := strings.IndexByte(rest[k:], '\n')
+		if nl < 0 {
+			return len(rest)
+		}
+		k += nl
+		for strings.HasPrefix(rest[k:], "\nduring task with name '") {
+			nl := strings.IndexByte(rest[k+1:], '\n')
+			if nl < 0 {
+				return len(rest)
+			}
+			k += 1 + nl
+		}
+		return k
+	}
+	return 0
 }
 
 // loggedErrorEnd: Gemini CLI and Qwen Code log a retry as

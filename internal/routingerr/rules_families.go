@@ -998,6 +998,14 @@ func (s *scan) noticeOver(i int) bool {
 	// are the causes under a message.
 	lostTree := ls == 0 && depth == 0 && !strings.HasPrefix(s.low, "⎿")
 	nl := payloadEnd(s.low, i)
+	if nl >= 0 {
+		if d := loggedTracebackEnd(s.low[ls:nl], s.low[nl+1:]); d > 0 {
+			nl += 1 + d
+			if nl >= len(s.low) {
+				return false
+			}
+		}
+	}
 	for nl >= 0 && nl+1 < len(s.low) {
 		rest := s.low[nl+1:]
 		line := lineFrom(rest, 0)
