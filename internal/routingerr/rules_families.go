@@ -487,6 +487,17 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 			best = i
 			break
 		}
+		// Instructor's debug line as each tenacity attempt starts
+		// (jxnl/instructor instructor/retry.py retry_async, later
+		// instructor/core/retry.py retry_sync too: logger.debug(f"Retrying, attempt:
+		// {attempt.retry_state.attempt_number}")): the first attempt says 1
+		// too, so only from 2 on is it a retry under way.
+		if r, ok := strings.CutPrefix(after, "retrying, attempt: "); ok {
+			if n, j := leadingInt(r); j > 0 && n >= 2 && strings.TrimRight(r[j:], " \r") == "" {
+				best = i
+				break
+			}
+		}
 		// A counter after the verb: "Retrying... (1/3)", "Retrying request...
 		// (2/3)", "…, retrying (1/3)": the n-th of m retries is under way.
 		if retryCounter(after[len("retrying"):]) {
