@@ -547,6 +547,25 @@ func TestHeldoutFortySeventh(t *testing.T) {
 	measureLaterSet(t, 47, "forty-seventh held-out set")
 }
 
+// TestHeldoutFortyEighth measures testdata/heldout48: 35 real Claude Code
+// and Agent SDK errors from their own trackers (Windows/WSL, proxies and
+// TLS, Vertex/Bedrock/Foundry, the VS Code extension), from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout48/README.md).
+func TestHeldoutFortyEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 48, "forty-eighth held-out set")
+}
+
+// TestHeldoutFortyNinth measures testdata/heldout49: 38 real Codex CLI,
+// Codex IDE extension and codex-acp errors from their trackers, from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout49/README.md).
+func TestHeldoutFortyNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 49, "forty-ninth held-out set")
+}
+
 // TestHeldoutFiftieth measures testdata/heldout50: 33 real Gemini CLI, Qwen
 // Code and opencode errors from those agents' own trackers (tool-box
 // throttles, broken-history 400s, Zen free-usage retry lines, Hermes's

@@ -460,8 +460,12 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		// the last line: Cline's SDK, "Model returned an empty response;
 		// retrying", "Transient network interruption before any model
 		// output; retrying" (cline/cline sdk/packages/llms/src/providers/
-		// middleware/retry-empty-response.ts, logged before the next attempt).
-		if (bareRetryNotice(after[len("retrying"):]) || strings.HasSuffix(low[:i], "; ") && strings.Trim(after[len("retrying"):], ".…! \r") == "") &&
+		// middleware/retry-empty-response.ts, logged before the next attempt),
+		// and with the other separators a status line sets the cause off by
+		// (the Stainless SDKs' "… in 412ms - retrying, 2 attempts remaining";
+		// "Connection dropped (ECONNRESET) - Retrying" as users quote Claude
+		// Code's "· Retrying in 0s · attempt 1/10").
+		if (bareRetryNotice(after[len("retrying"):]) || causeBefore(low[:i]) && strings.Trim(after[len("retrying"):], ".…! \r") == "") &&
 			strings.TrimSpace(low[i+len(after):]) == "" {
 			best = i
 			break
@@ -826,6 +830,17 @@ func retryInLine(low string, j int, rest string) (time.Duration, bool) {
 // " request" may name what is retried: Gemini CLI's "Loop detection has been
 // disabled for this session. Retrying request..." (packages/cli/src/ui/hooks/
 // useGeminiStream.ts, before it sends the turn again).
+// causeBefore: s, the text before a bare "retrying", ends with the
+// separator after a cause: "; ", ", ", ". ", " - ", " – " or " — ".
+func causeBefore(s string) bool {
+	for _, sep := range []string{"; ", ", ", ". ", " - ", " – ", " — "} {
+		if strings.HasSuffix(s, sep) && len(s) > len(sep) {
+			return true
+		}
+	}
+	return false
+}
+
 func bareRetryNotice(s string) bool {
 	rest, now := strings.CutPrefix(strings.TrimPrefix(s, " request"), " now")
 	if strings.Trim(rest, ".…! ") != "" {
