@@ -270,20 +270,7 @@ func kimiStepRetryWait(low string) (time.Duration, bool) {
 	if !strings.Contains(low, `"type":"stepretry"`) && !strings.Contains(low, `"type": "stepretry"`) {
 		return 0, false
 	}
-	i := strings.Index(low, `"wait_s":`)
-	if i < 0 {
-		return 0, false
-	}
-	rest := strings.TrimLeft(low[i+len(`"wait_s":`):], " ")
-	j := 0
-	for j < len(rest) && j < 16 && (isDigit(rest[j]) || rest[j] == '.') {
-		j++
-	}
-	f, err := strconv.ParseFloat(rest[:j], 64)
-	if err != nil || f <= 0 || f > maxHint.Seconds() {
-		return 0, false
-	}
-	return time.Duration(f * float64(time.Second)), true
+	return secondsField(low, `"wait_s":`)
 }
 
 // staminaWait reads the wait_for (seconds) of stamina's
