@@ -581,3 +581,13 @@ func TestHeldoutFiftieth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 50, "fiftieth held-out set")
 }
+
+// TestHeldoutFiftySecond measures testdata/heldout52: 27 real OpenAI,
+// Azure OpenAI and Responses API errors as Codex and other agents print
+// them (Continue, Zed, cline, opencode, goose, crush, Copilot, OpenHands
+// and smaller agents), from threads no earlier set used, committed before
+// the classifier saw them (testdata/heldout52/README.md).
+func TestHeldoutFiftySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 52, "fifty-second held-out set")
+}
