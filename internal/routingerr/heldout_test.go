@@ -591,3 +591,13 @@ func TestHeldoutFiftySecond(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 52, "fifty-second held-out set")
 }
+
+// TestHeldoutFiftyThird measures testdata/heldout53: 25 real errors from ACP
+// adapters and agent processes (claude-agent-acp hosts, goose, opencode acp,
+// codex-acp, gemini --acp, qwen, and other ACP agents) and the network
+// errors they surface, from threads no earlier set used, committed before
+// the classifier saw them (testdata/heldout53/README.md).
+func TestHeldoutFiftyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 53, "fifty-third held-out set")
+}
