@@ -128,6 +128,18 @@ var genericRules = []rule{
 			return -1
 		}},
 
+	// The agent binary was found but the dynamic loader could not start it:
+	// a shared library it links is missing ("codex-acp: error while loading
+	// shared libraries: libssl.so.3: cannot open shared object file: No such
+	// file or directory"). glibc's ld.so prints "%s: error while loading
+	// shared libraries: %s%s%s" before exiting 127 (elf/dl-error-skeleton.c
+	// fatal_error), and Cygwin the same words for a missing DLL
+	// (winsup/cygwin/pinfo.cc, pinfo::status_exit; catalogue launchers
+	// ldso-missing-shared-library, cygwin-missing-dll). A package to install
+	// on the host, not a blip.
+	{id: "exec.shared_library_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"error while loading shared libraries"}},
+
 	// npm itself could not start the agent (ACP clients launch adapters
 	// with npx; JetBrains from its own runtime's cache): npm explains an
 	// ENOENT in its exit report with "This is related to npm not being able

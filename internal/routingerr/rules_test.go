@@ -792,6 +792,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"},
 			txt("ENOENT: no such file or directory (cwd): '/gone'")},
 	},
+	"exec.shared_library_missing.v1": {
+		pos: []Evidence{txt("/opt/zed/external_agents/codex/v0.8.0/codex-acp: error while loading shared libraries: libssl.so.3: cannot open shared object file: No such file or directory"),
+			{Phase: PhaseProcessStart, StderrTail: "claude: error while loading shared libraries: libstdc++.so.6: cannot open shared object file: No such file or directory"}},
+		neg: []Evidence{txt("ENOENT: no such file or directory, open 'libssl.so.3'"), txt("dlopen failed: cannot open shared object file")},
+	},
 	"exec.npm_launch_failed.v1": {
 		pos: []Evidence{txt("ACP process exited unexpectedly. Exit code: 254. Process output:\nnpm error code ENOENT\nnpm error syscall open\nnpm error path /home/u/.npm/_npx/9f1c/package.json\nnpm error errno -2\nnpm error enoent Could not read package.json: Error: ENOENT: no such file or directory, open '/home/u/.npm/_npx/9f1c/package.json'\nnpm error enoent This is related to npm not being able to find a file.\nnpm error enoent"),
 			txt("npm ERR! could not determine executable to run")},
