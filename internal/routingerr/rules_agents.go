@@ -578,6 +578,13 @@ var sharedRules = []rule{
 	// caller"): the history carries items this credential cannot use.
 	{id: "openai.encrypted_content_foreign.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
 		all: []string{"encrypted_content", "not issued to this caller"}},
+	// OpenAI's 400 for replayed reasoning (or compaction) state it cannot
+	// decrypt: code invalid_encrypted_content, "The encrypted content … could
+	// not be verified. Reason: Encrypted content could not be decrypted or
+	// parsed." The same history fails every turn until the items are
+	// dropped (Wei-Shaw/sub2api#3138, CLIProxyAPI's Codex executor).
+	{id: "openai.encrypted_content_invalid.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
+		any: []string{"invalid_encrypted_content", "encrypted content could not be decrypted or parsed"}},
 	{id: "generic.attachment.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf too large", "pdf is password protected", "pdf pages may be provided", "image was too large", "image exceeds"}},
 	// Claude Code: "Claude's response exceeded the 32000 output token

@@ -1241,6 +1241,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Upstream request failed: [invalid_request_error] reasoning `encrypted_content` was not issued to this caller")},
 		neg: []Evidence{txt("include reasoning.encrypted_content"), txt("continuation cursor was not issued to this caller")},
 	},
+	"openai.encrypted_content_invalid.v1": {
+		pos: []Evidence{status(400, `{"error":{"message":"The encrypted content for item rs_1 could not be verified.","type":"invalid_request_error","param":null,"code":"invalid_encrypted_content"}}`),
+			txt("Error 400 The encrypted content gAAA could not be verified. Reason: Encrypted content could not be decrypted or parsed.")},
+		neg: []Evidence{txt(`include: ["reasoning.encrypted_content"]`), txt("the encrypted content could not be loaded")},
+	},
 	"opencode.zen_free_limit_retry.v1": {
 		pos: []Evidence{txt("Free limit reached\n\nSubscribe to OpenCode Go for reliable access to the best open-source models, starting at $5/month.")},
 		neg: []Evidence{txt("OpenCode Go is a subscription"), {ExitStatus: "exit status 1", Err: "Free usage exceeded, subscribe to Go"},
