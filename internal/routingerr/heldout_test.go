@@ -582,6 +582,16 @@ func TestHeldoutFiftieth(t *testing.T) {
 	measureLaterSet(t, 50, "fiftieth held-out set")
 }
 
+// TestHeldoutFiftyFirst measures testdata/heldout51: 28 real errors from
+// Claude Code on Bedrock, Vertex and Foundry and through gateways (LiteLLM,
+// new-api, OpenRouter, Cloudflare, NIM and Kiro relays), from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout51/README.md).
+func TestHeldoutFiftyFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 51, "fifty-first held-out set")
+}
+
 // TestHeldoutFiftySecond measures testdata/heldout52: 27 real OpenAI,
 // Azure OpenAI and Responses API errors as Codex and other agents print
 // them (Continue, Zed, cline, opencode, goose, crush, Copilot, OpenHands

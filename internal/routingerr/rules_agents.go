@@ -552,7 +552,12 @@ var sharedRules = []rule{
 			"is longer than the model's context length", "prompt exceeds max length",
 			"exceeds the model's maximum context length", "too large for model with", "model_context_window_exceeded",
 			// GitHub Copilot's API, DashScope's InvalidParameter, Moonshot.
-			"model_max_prompt_tokens_exceeded", "range of input length should be", "exceeded model token limit"}},
+			"model_max_prompt_tokens_exceeded", "range of input length should be", "exceeded model token limit",
+			// DeepSeek web's stop reason input_exceeds_limit (输入超长), which
+			// ds-free-api's Anthropic endpoint returns as a 500 "internal
+			// error: 输入内容超长，请缩短后重试" (NIyueeE/ds-free-api@a12f402
+			// src/ds_core/completions.rs check_hint, src/anthropic_compat.rs).
+			"input_exceeds_limit", "输入超长", "输入内容超长"}},
 
 	// Hugging Face Text Generation Inference's 422 validation errors
 	// (router/src/validation.rs): "`inputs` tokens + `max_new_tokens` must
