@@ -336,6 +336,11 @@ func isErrorShaped(line string) bool {
 		strings.Contains(line, "api error") || strings.Contains(line, "exception") ||
 		strings.Contains(line, `"message"`) || strings.HasPrefix(strings.TrimSpace(line), "error") ||
 		strings.Contains(line, "stream disconnected before completion:") ||
+		// buzz-acp's AcpError::AgentError, a JSON-RPC error an ACP agent
+		// returned: "Agent reported error (code {code}): {message}"
+		// (block/buzz crates/buzz-acp, thiserror Display; catalogue
+		// buzz-acp-agent-error-wrapped).
+		strings.Contains(line, "reported error (code ") ||
 		retryReport(line)
 }
 

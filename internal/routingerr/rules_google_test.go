@@ -207,8 +207,12 @@ func init() {
 		"opencode.rate_limited.v1": {
 			pos: []Evidence{txt("Rate Limited"),
 				// Hermes' final report: the line is error-shaped (retryReport).
-				txt("❌ Rate limited after 3 retries — HTTP 429: Too Many Requests")},
-			neg: []Evidence{txt("requests are no longer rate limited after the upgrade")},
+				txt("❌ Rate limited after 3 retries — HTTP 429: Too Many Requests"),
+				// buzz-acp's AcpError::AgentError wraps the agent's JSON-RPC
+				// error: the line is error-shaped (isErrorShaped).
+				txt("     configured_model=grok-4.6 pid=1 error=Agent reported error (code -32003): Rate limited")},
+			neg: []Evidence{txt("requests are no longer rate limited after the upgrade"),
+				txt("agent reported that the queue was rate limited yesterday")},
 		},
 		"opencode.idle_timeout.v1": {
 			pos: []Evidence{txt("Idle timeout: no data received from provider")},
