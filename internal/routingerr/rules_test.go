@@ -1034,9 +1034,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"http.auth.401.v1": {
 		pos: []Evidence{status(401, "unauthorized"), txt("API error: 401 Unauthorized"),
 			txt("Server returned 401 — the LLM endpoint may be temporarily unavailable. Try again in a moment."),
-			txt("Failed to connect to Ollama API: 401 Unauthorized unauthorized")},
+			txt("Failed to connect to Ollama API: 401 Unauthorized unauthorized"),
+			txt(`POST "https://api.openai.com/v1/responses": 401 Unauthorized {"error":{"message":"nope"}}`)},
 		neg: []Evidence{txt("sent 401 bytes"), txt("the proxy returned 401 times before it gave up"),
-			txt("the free API: 401 requests a day, then a key")},
+			txt("the free API: 401 requests a day, then a key"), txt(`{"max_tokens": 401, "n": 1}`)},
 	},
 	"codex.status_unauthorized.v1": {
 		pos: []Evidence{txt("unexpected status 401 Unauthorized: {\"detail\":\"Unauthorized\"},\n\nstream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses)"),
@@ -1072,8 +1073,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt(`{"code":4130}`)},
 	},
 	"http.bad_request.4xx.v1": {
-		pos: []Evidence{status(400, `{"error":{"message":"messages.3.content.0.text: text content blocks must be non-empty"}}`), status(422, "unprocessable")},
-		neg: []Evidence{txt("400 tests passed")},
+		pos: []Evidence{status(400, `{"error":{"message":"messages.3.content.0.text: text content blocks must be non-empty"}}`), status(422, "unprocessable"),
+			txt(`POST "https://api.example.com/v1/chat/completions": 400 Bad Request "backend says no"`)},
+		neg: []Evidence{txt("400 tests passed"), txt(`{"id": 400 }`)},
 	},
 	"http.server_error.500.v1": {
 		pos: []Evidence{txt(`API Error: 500 {"type":"error","error":{"type":"api_error"}}`), status(500, "")},

@@ -77,6 +77,13 @@ var statusMarkers = []string{
 	// prose, so here the status must be followed by its reason phrase
 	// (see reasonMarkers).
 	"api: ",
+	// The Stainless Go SDKs' apierror.Error (openai-go, anthropic-sdk-go:
+	// internal/apierror/apierror.go, Error() is fmt.Sprintf("%s %q: %d %s
+	// %s", method, URL, status, http.StatusText(status), raw body)), which
+	// Go agents print as it is: crush's `POST "https://…/chat/completions":
+	// 400 Bad Request {…}`. The quoted URL ends in `": `; a JSON field does
+	// too, so here also the status must be followed by its reason phrase.
+	`": `,
 	// The same SDKs' older core.ts debug line for the final error, printed
 	// with DEBUG=true as console.log(`Anthropic:DEBUG:${action}`, …):
 	// debug(`response (error; ${retryMessage})`, response.status, url, …)
@@ -100,7 +107,7 @@ var clauseMarkers = map[string]bool{"returned ": true, "returned status ": true,
 
 // reasonMarkers are the markers after which a status must be followed by
 // its reason phrase ("401 Unauthorized").
-var reasonMarkers = map[string]bool{"api: ": true}
+var reasonMarkers = map[string]bool{"api: ": true, `": `: true}
 
 // reasonFollows: the status at s[i:i+3] (after blanks) is followed by a
 // blank and a capital letter, or by the http crate's placeholder for a
