@@ -667,8 +667,14 @@ var sharedRules = []rule{
 			"该令牌额度已用尽", "tokenstatusexhausted",
 			// LiteLLM's proxy budget (litellm/exceptions.py
 			// BudgetExceededError: "Budget has been exceeded! Current cost:
-			// …, Max budget: …").
-			"budgetexceedederror", "budget has been exceeded"}},
+			// …, Max budget: …"), its user / end-user budget ("ExceededBudget:
+			// User=… over budget. Spend=…, Budget=…", type budget_exceeded)
+			// and its provider / deployment budget routing, a 429 "No
+			// deployments available - crossed budget …" (docs.litellm.ai
+			// docs/proxy/budgets, docs/proxy/provider_budget_routing): the
+			// spend cap is reached, raising it (or its period ending) is the fix.
+			"budgetexceedederror", "budget has been exceeded", "exceededbudget:", "over budget. spend=",
+			"crossed budget"}},
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"not available with the claude pro plan", "model identifier is invalid", "model not found",
 			"don't have access to the model with the specified model id", "providermodelnotfounderror",

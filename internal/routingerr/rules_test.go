@@ -102,8 +102,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
 			txt("Your subscription has expired. Renew it to continue."), txt("Error: your Pro plan has expired"),
 			txt("Your free trial has ended."), txt("Error: account overdue"),
-			txt("OpenAI completion error: 403 Access denied due to overdue account")},
-		neg: []Evidence{txt("account active"), txt("plus sign"),
+			txt("OpenAI completion error: 403 Access denied due to overdue account"),
+			status(400, `{"error":{"message":"ExceededBudget: User=<user_id> over budget. Spend=3.7e-05, Budget=0.0","type":"budget_exceeded","param":null,"code":"400"}}`),
+			status(429, `{"error":{"message":"No deployments available - crossed budget for provider: Exceeded budget for provider openai: 0.0007350000000000001 >= 1e-12","type":"None","param":"None","code":"429"}}`)},
+		neg: []Evidence{txt("account active"), txt("plus sign"), txt("the crossed wires budget report"),
 			txt("Rate limit reached for requests. Add a payment method to your account to increase your rate limit.")},
 	},
 	"generic.model_words.v1": {
