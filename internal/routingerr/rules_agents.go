@@ -816,6 +816,27 @@ var sharedRules = []rule{
 				off = end
 			}
 		}},
+	// A zod invalid_type issue on its own, as an ACP agent that validates
+	// the client's request with zod returns it: Gemini CLI in ACP mode
+	// answering a string protocolVersion with
+	// {"expected":"number","code":"invalid_type","path":["protocolVersion"]}.
+	// zod 4's $ZodIssueInvalidType is {code: "invalid_type", expected, path,
+	// message} (colinhacks/zod@912f0f51 packages/zod/src/v4/core/errors.ts;
+	// catalogue jsonrpc-acp zod-invalid-type-request): the request does not
+	// fit the schema and a replay sends the same request. The AI SDK's
+	// response validation ("Type validation failed: Value: … Error message:
+	// [{"code":"invalid_type",…}]") checks what the provider sent back and
+	// is not read here.
+	{id: "zod.invalid_type_issue.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.55,
+		gate: []string{`"code":"invalid_type"`},
+		none: []string{"type validation failed", "typevalidationerror"},
+		match: func(s *scan) int {
+			i := strings.Index(s.low, `"code":"invalid_type"`)
+			if i < 0 || !strings.Contains(s.low, `"expected":"`) || !strings.Contains(s.low, `"path":[`) {
+				return -1
+			}
+			return i
+		}},
 	// Invalid params (-32602) and Invalid Request (-32600) written into
 	// text by a client that logged the JSON-RPC error object as it got it:
 	// codecompanion.nvim (acp/init.lua handle_rpc_message logs every error

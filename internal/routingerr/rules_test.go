@@ -801,6 +801,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			{Phase: PhaseProcessStart, StderrTail: "claude: error while loading shared libraries: libstdc++.so.6: cannot open shared object file: No such file or directory"}},
 		neg: []Evidence{txt("ENOENT: no such file or directory, open 'libssl.so.3'"), txt("dlopen failed: cannot open shared object file")},
 	},
+	"zod.invalid_type_issue.v1": {
+		pos: []Evidence{txt(`Error handling request { method: 'session/new' } [{"expected":"string","code":"invalid_type","path":["cwd"],"message":"Invalid input: expected string, received undefined"}]`),
+			txt(`Error: [{"code":"invalid_type","expected":"array","path":["mcpServers"],"message":"Invalid input: expected array, received undefined"}]`)},
+		neg: []Evidence{txt(`AI_TypeValidationError: Type validation failed: Value: {"error":{"message":"upstream error"}}. Error message: [{"code":"invalid_type","expected":"array","received":"undefined","path":["choices"]}]`),
+			txt(`{"code":"invalid_type"}`)},
+	},
 	"exec.npm_launch_failed.v1": {
 		pos: []Evidence{txt("ACP process exited unexpectedly. Exit code: 254. Process output:\nnpm error code ENOENT\nnpm error syscall open\nnpm error path /home/u/.npm/_npx/9f1c/package.json\nnpm error errno -2\nnpm error enoent Could not read package.json: Error: ENOENT: no such file or directory, open '/home/u/.npm/_npx/9f1c/package.json'\nnpm error enoent This is related to npm not being able to find a file.\nnpm error enoent"),
 			txt("npm ERR! could not determine executable to run")},
