@@ -77,9 +77,9 @@ var statusMarkers = []string{
 	// prose, so here the status must be followed by its reason phrase
 	// (see reasonMarkers).
 	"api: ",
-	// The Stainless Go SDKs' apierror.Error (openai-go, anthropic-sdk-go:
-	// internal/apierror/apierror.go, Error() is fmt.Sprintf("%s %q: %d %s
-	// %s", method, URL, status, http.StatusText(status), raw body)), which
+	// openai-go's apierror.Error (internal/apierror/apierror.go; other
+	// generated Go SDKs share the template): Error() is fmt.Sprintf("%s %q:
+	// %d %s %s", method, URL, status, http.StatusText(status), raw body), which
 	// Go agents print as it is: crush's `POST "https://…/chat/completions":
 	// 400 Bad Request {…}`. The quoted URL ends in `": `; a JSON field does
 	// too, so here also the status must be followed by its reason phrase.
