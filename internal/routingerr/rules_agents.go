@@ -135,21 +135,13 @@ var agentRules = []rule{
 			return -1
 		},
 		hint: func(s *scan, c Classification) Classification {
-			if d, ok := piRetryDelay(s.low); ok {
-				c.RetryAfter = new(d)
-			} else if d, ok := kimiStepRetryWait(s.low); ok {
-				c.RetryAfter = new(d)
-			} else if d, ok := staminaWait(s.low); ok {
-				c.RetryAfter = new(d)
-			} else if d, ok := codexRetryDelay(s.low); ok {
-				c.RetryAfter = new(d)
-			} else if d, ok := retryingAfterDelay(s.low); ok {
-				c.RetryAfter = new(d)
-			} else if d, ok := toastDelay(s.low); ok {
-				c.RetryAfter = new(d)
-			} else if d, ok := capacityWait(s.low); ok {
-				c.RetryAfter = new(d)
-			} else if _, d := s.lastRetryNotice(); d > 0 && d <= maxHint {
+			for _, read := range ownRetryDelays {
+				if d, ok := read(s.low); ok {
+					c.RetryAfter = new(d)
+					return c
+				}
+			}
+			if _, d := s.lastRetryNotice(); d > 0 && d <= maxHint {
 				// The delay the retry line states where no emitter's own
 				// reader has it: Codex's "retrying sampling request (1/5 in
 				// 210ms)...", Qwen Code's "Retrying with backoff in 5s...".
@@ -157,6 +149,12 @@ var agentRules = []rule{
 			}
 			return c
 		}},
+}
+
+// ownRetryDelays read the delay an agent's own retry line or event states,
+// in the order they are tried: each knows one emitter's notation.
+var ownRetryDelays = []func(low string) (time.Duration, bool){
+	piRetryDelay, kimiStepRetryWait, staminaWait, codexRetryDelay, retryingAfterDelay, toastDelay, capacityWait,
 }
 
 // retryingDetails: s, what follows "; retrying ", opens with the retry's
