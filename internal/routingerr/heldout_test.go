@@ -611,3 +611,14 @@ func TestHeldoutFiftyThird(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 53, "fifty-third held-out set")
 }
+
+// TestHeldoutFiftyFifth measures testdata/heldout55: 41 real errors from
+// providers other than Anthropic/OpenAI/Google (OpenRouter, DeepSeek,
+// Mistral, Groq, xAI, Together, Ollama local and cloud, LM Studio, vLLM,
+// llama.cpp, Moonshot, Zhipu, MiniMax, Qwen/DashScope) as coding agents
+// surface them, from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout55/README.md).
+func TestHeldoutFiftyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 55, "fifty-fifth held-out set")
+}
