@@ -554,8 +554,12 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		if leadingCounter(rest, true) {
 			// The wait it states after the cause: "⟳ Retry 1/10 after
 			// UND_ERR_SOCKET: fetch failed, waiting 930ms" (a VS Code chat
-			// provider's log; heldout22).
-			d, _ := delayAfter(lineWindow(low, j, 0, 200), ", waiting ")
+			// provider's log; heldout22), or right after the counter: gh-aw's
+			// Copilot CLI driver, "[copilot-driver] <ts> retry 1/3: sleeping
+			// 5000ms before next attempt with --resume" (githubnext/gh-aw
+			// actions/setup/js/copilot_driver.cjs main, logged before its
+			// sleep).
+			d, _ := delayAfter(lineWindow(low, j, 0, 200), ", waiting ", ": sleeping ")
 			best, delay = j, d
 			break
 		}
