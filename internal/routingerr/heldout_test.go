@@ -622,3 +622,14 @@ func TestHeldoutFiftyFifth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 55, "fifty-fifth held-out set")
 }
+
+// TestHeldoutFiftySixth measures testdata/heldout56: 44 real errors in the
+// hidden set's proportions (Claude Code and its Agent SDK hosts, Codex,
+// Gemini CLI and Qwen Code, opencode and other agents, raw Anthropic,
+// OpenAI, Google and Bedrock errors, Node/Go network errors), from threads
+// no earlier set used, committed before the classifier saw them
+// (testdata/heldout56/README.md).
+func TestHeldoutFiftySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 56, "fifty-sixth held-out set")
+}
