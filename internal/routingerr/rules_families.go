@@ -504,6 +504,17 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		}
 		// A counter after the verb: "Retrying... (1/3)", "Retrying request...
 		// (2/3)", "…, retrying (1/3)": the n-th of m retries is under way.
+		// A structured log's message that ends in "retrying", then its
+		// fields: buzz-agent's tracing::warn!(attempt, max_attempts, %status,
+		// "llm: retryable status, retrying"), which tracing's fmt layer
+		// prints as "WARN buzz_agent::llm: llm: retryable status, retrying
+		// attempt=1 max_attempts=3 status=429 Too Many Requests" (block/buzz
+		// crates/buzz-agent/src/llm.rs post, logged only while attempt+1 <
+		// MAX_RETRIES, before backoff_with_jitter).
+		if d, ok := retryFields(after[len("retrying"):]); ok {
+			best, delay = i, d
+			break
+		}
 		if retryCounter(after[len("retrying"):]) {
 			best = i
 			break
@@ -851,6 +862,50 @@ func bareRetryNotice(s string) bool {
 		return false
 	}
 	return now || strings.Contains(rest, "..") || strings.Contains(rest, "…")
+}
+
+// retryFields: s, the words after a log message's closing "retrying", is
+// its key=value fields (after an ellipsis or the message's closing quote),
+// and they count an attempt: attempt=N, and when it names one,
+// max_attempts=M (or max_retries=M) with N < M, so another attempt
+// follows. The wait, when a field states it (backoff=2s, delay=2s,
+// wait=2s), is the hint.
+func retryFields(s string) (time.Duration, bool) {
+	s = strings.TrimLeft(s, ".…\"")
+	if !strings.HasPrefix(s, " ") {
+		return 0, false
+	}
+	attempt, limit := -1, -1
+	var wait time.Duration
+	for _, f := range strings.Fields(s) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k == "" || v == "" {
+			// A field's value may hold a blank ("status=429 Too Many
+			// Requests"): words after the first field are part of one.
+			if attempt < 0 && limit < 0 {
+				return 0, false
+			}
+			continue
+		}
+		switch k {
+		case "attempt":
+			if n, j := leadingInt(v); j == len(v) {
+				attempt = n
+			}
+		case "max_attempts", "max_retries":
+			if n, j := leadingInt(v); j == len(v) {
+				limit = n
+			}
+		case "backoff", "delay", "wait":
+			if d, n, ok := parseHumanDuration(v); ok && n == len(v) && d > 0 && d <= maxHint {
+				wait = d
+			}
+		}
+	}
+	if attempt < 1 || limit >= 0 && attempt >= limit {
+		return 0, false
+	}
+	return wait, true
 }
 
 // retryCounter: s, the words after "retrying", holds a counter "n/m" with
