@@ -16,6 +16,20 @@ var cancelRules = []rule{
 }
 
 var genericRules = []rule{
+	// Connect-RPC's ConnectError puts its code in front of the message:
+	// "[invalid_argument] sentence cannot be empty", or the bare
+	// "[invalid_argument]" when the message is empty (connectrpc/connect-es
+	// packages/connect/src/connect-error.ts createMessage, the code as
+	// codeToString's snake_case, protocol-connect/code-string.ts). Agents
+	// built on Connect (Cursor's CLI, Windsurf's language server) show it as
+	// "ConnectError: [invalid_argument]". The code is the server's verdict
+	// on this request, so the bracketed code decides, before
+	// python.net.v1 reads "ConnectError" as httpx's failed connection
+	// (catalogue connect-rpc.jsonl). "[unauthenticated]" and
+	// "[permission_denied]" need no rule of their own: the generic auth and
+	// permission words already read them.
+	{id: "connect.code_invalid_argument.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{"[invalid_argument]", "[out_of_range]"}},
 	// "You've hit your session limit · resets 3:45pm" (Claude Code),
 	// "You've hit your usage limit … try again at 3:32 PM" (Codex), "You've
 	// reached your usage limit. Upgrade your plan or add credits to continue"

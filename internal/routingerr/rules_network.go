@@ -729,6 +729,16 @@ var transportLostRules = []rule{
 	// stalled, a new request resumes.
 	{id: "claude_code.stream_idle.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"stream idle timeout"}},
+	// oh-my-pi's stream watchdogs (packages/ai/src/providers/
+	// register-builtins.ts LAZY_STREAM_IDLE_TIMEOUT_ERROR and
+	// LAZY_STREAM_FIRST_EVENT_TIMEOUT_ERROR, the same words per provider in
+	// anthropic.ts, openai-completions.ts, openai-codex-responses.ts):
+	// "<Provider> stream stalled while waiting for the next event", "…
+	// timed out while waiting for the first event". No event came within
+	// the idle window and the client aborted the stream; oh-my-pi's own
+	// session retry replays it (catalogue agents-more omp-stream-*).
+	{id: "omp.stream_watchdog.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		any: []string{"stream stalled while waiting for the next event", "stream timed out while waiting for the first event"}},
 	// Qwen Code's own timeout for a request it gave up on
 	// (packages/core/src/core/openaiContentGenerator/errorHandler.ts,
 	// pipeline.ts): "Streaming request timeout after 46s. Try reducing input

@@ -1020,6 +1020,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("net/http: TLS handshake timeout")},
 		neg: []Evidence{txt("connection pool resized")},
 	},
+	"connect.code_invalid_argument.v1": {
+		pos: []Evidence{txt("ConnectError: [invalid_argument]"), txt("[out_of_range] offset past the end")},
+		neg: []Evidence{txt("invalid_argument"), txt("httpx.ConnectError: [Errno -2] Name or service not known")},
+	},
 	"python.net.v1": {
 		pos: []Evidence{txt("httpx.ConnectError: [Errno -2] Name or service not known"), txt("requests.exceptions.ReadTimeout: HTTPSConnectionPool: Read timed out.")},
 		neg: []Evidence{txt("the connection was fine")},
@@ -1160,6 +1164,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("You have exhausted your capacity on this model. Your quota will reset after 0s.")},
 		neg: []Evidence{txt("You have exhausted your capacity on this model. Your quota will reset after 19h5m27s."),
 			txt("Your quota will reset after midnight.")},
+	},
+	"omp.stream_watchdog.v1": {
+		pos: []Evidence{txt("Provider stream stalled while waiting for the next event (stopReason=error, model=x"),
+			txt("OpenAI Codex SSE stream timed out while waiting for the first event")},
+		neg: []Evidence{txt("the stream stalled"), txt("waiting for the next event loop tick")},
 	},
 	"claude_code.stream_idle.v1": {
 		pos: []Evidence{txt("API Error: Stream idle timeout - no chunks received")},
