@@ -612,17 +612,6 @@ func TestHeldoutFiftyThird(t *testing.T) {
 	measureLaterSet(t, 53, "fifty-third held-out set")
 }
 
-// TestHeldoutFiftyFourth measures testdata/heldout54: 45 real errors from
-// agents outside the usual five (GitHub Copilot CLI and IDE plugins, Cursor
-// and cursor-agent, Warp, Windsurf, Kiro, Trae, goose, Continue, Command
-// Code, Autohand, Junie, Antigravity, Amp, Devin) and their providers, from
-// threads no earlier set used, committed before the classifier saw them
-// (testdata/heldout54/README.md).
-func TestHeldoutFiftyFourth(t *testing.T) {
-	t.Parallel()
-	measureLaterSet(t, 54, "fifty-fourth held-out set")
-}
-
 // TestHeldoutFiftyFifth measures testdata/heldout55: 41 real errors from
 // providers other than Anthropic/OpenAI/Google (OpenRouter, DeepSeek,
 // Mistral, Groq, xAI, Together, Ollama local and cloud, LM Studio, vLLM,
