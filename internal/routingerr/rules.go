@@ -594,7 +594,9 @@ func saysFinal(s string) bool {
 // client pipeline's "Service request failed.\nStatus: 429 (Too Many
 // Requests)" (System.ClientModel ClientResultException, Azure.Core
 // RequestFailedException), thrown once ClientRetryPolicy stops retrying.
-var finalWords = []string{"failed after ", "make api call after ", "giving up after ",
+// crush's "maximum retry attempts reached for rate limit: 8 retries"
+// (internal/llm/provider shouldRetry) once its attempts are spent.
+var finalWords = []string{"failed after ", "make api call after ", "giving up after ", "maximum retry attempts reached",
 	"exceeded retry limit", "unexpected status ", "hit your usage limit", "hit your limit",
 	"api failed after ", "api call failed after ", "limit persisted after ", "rate limited after ",
 	"usage limit reached", "stream disconnected", "at capacity", "refresh token", "sign in again",

@@ -45,6 +45,13 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// "<error>. Attempt #2 | You can customize retry values in the
 	// configuration." — logged before the next attempt.
 	"you can customize retry values in the configuration",
+	// crush's provider clients before they wait and send again
+	// (charmbracelet/crush internal/llm/provider/openai.go at 72539e5b:
+	// slog.Warn("Retrying due to rate limit", "attempt", attempts,
+	// "max_retries", maxRetries, "error", err), logged only when
+	// shouldRetry said to retry; its end is "maximum retry attempts reached
+	// for rate limit: N retries", which has none of these words).
+	"retrying due to rate limit",
 	// Gemini CLI's loading line while it retries, in its low error
 	// verbosity: useLoadingIndicator's retryPhrase shows "This is taking a
 	// bit longer, we're still on it." where full verbosity shows "Trying to
@@ -111,6 +118,14 @@ var agentRules = []rule{
 				// the retry's own details follow. Not "; retrying is
 				// pointless" (the verb as a subject).
 				if k == "; retrying " && !retryingDetails(s.low[i+len(k):]) {
+					continue
+				}
+				// crush's line is its log record: the message closes its
+				// quoted msg= value or its fields follow ("Retrying due to
+				// rate limit" attempt=2 …, its older "Retrying due to rate
+				// limit... attempt 1 of 8"); not the words in prose.
+				if r := s.low[i+len(k):]; k == "retrying due to rate limit" &&
+					!strings.HasPrefix(r, `"`) && !strings.HasPrefix(r, " attempt") && !strings.HasPrefix(r, "... attempt") {
 					continue
 				}
 				// The toasts' delay words need their number ("switching
@@ -716,7 +731,20 @@ var sharedRules = []rule{
 			// variable."; catalogue claude-code-nested-session-claudecode):
 			// it exits 1 before any request, every time, until the launcher's
 			// environment is fixed.
-			"cannot be launched inside another claude code session"}},
+			"cannot be launched inside another claude code session",
+			// vLLM's OpenAI server asked for tool_choice "auto" when it was
+			// started without a tool parser (vllm/entrypoints/openai/
+			// serving_chat.py at 003fe593: create_error_response('"auto"
+			// tool choice requires --enable-auto-tool-choice and
+			// --tool-call-parser to be set'), a 400 every time until the
+			// server's flags or the client's tool setting change.
+			"tool choice requires --enable-auto-tool-choice",
+			// LiteLLM when the model string names no provider it knows
+			// (litellm/litellm_core_utils/get_llm_provider_logic.py at
+			// 001a933c: "LLM Provider NOT provided. Pass in the LLM provider
+			// you are trying to call. You passed model=…", a BadRequestError
+			// raised before any request): the model needs its provider prefix.
+			"llm provider not provided. pass in the llm provider"}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to",
 			// The same refusal said of a key or an account, with no
@@ -734,7 +762,14 @@ var sharedRules = []rule{
 			// 503's standard body without its status ("The server is
 			// temporarily unable to service your request due to maintenance
 			// downtime or capacity problems. Please try again later.").
-			"temporarily unable to service your request"}},
+			"temporarily unable to service your request",
+			// Mistral's shared capacity for a model is full ("Service tier
+			// capacity exceeded for this model.", code 3505, with type
+			// invalid_request_error): LiteLLM reads it as a retryable limit
+			// (litellm/litellm_core_utils/exception_mapping_utils.py at
+			// 002b24d3, ExceptionCheckers.is_error_str_rate_limit: "Mistral
+			// API returns this error string"), not a bad request.
+			"service tier capacity exceeded"}},
 	// OpenRouter relays an upstream failure after the stream began as a
 	// mid-stream error event (openrouter.ai/docs/api-reference/errors,
 	// "Errors during streaming"); its status is OpenRouter's (502), the

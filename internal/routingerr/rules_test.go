@@ -19,6 +19,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Rate limited. Quick retry in 1s..."), txt("Server at capacity. Waiting 10s... (attempt 2)"),
 			txt(`{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}`),
 			txt("context window exceeded — compacting and retrying"),
+			txt(`time=2026-06-01T12:00:00.000Z level=WARN msg="Retrying due to rate limit" attempt=1 max_retries=8 error="429 Too Many Requests"`),
 			txt("anthropic-sdk: betaRefusalFallbackMiddleware: fast fallback request to claude-opus-4-6 was rejected (HTTP 429); retrying without `speed`"),
 			txt("13:02:11 - LiteLLM Router:INFO: fallback_event_handlers.py:128 - Falling back to model_group = gpt-4o"),
 			txt("2026-06-01 12:00:00 [warning  ] stamina.retry_scheduled        callable='openai.resources.chat.completions.Completions.create' retry_num=1 wait_for=0.84 waited_so_far=0.0"),
@@ -31,6 +32,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("The server kept failing; retrying without success for an hour"), txt("Request failed; retrying without luck"),
 			txt("Falling back to model_group = gpt-4o\nlitellm.router.py::async_function_with_fallbacks() - Error occurred while trying to do fallbacks - RateLimitError"),
 			txt("Trying to reach the office"), txt("this is taking a bit longer than the last build"),
+			txt("crush prints Retrying due to rate limit when it waits"),
+			txt("WARN Retrying due to rate limit attempt=8 max_retries=8\nfailed to process events: maximum retry attempts reached for rate limit: 8 retries"),
 			txt(`{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"529 overloaded_error: Overloaded"}`),
 			txt("context window exceeded — compacting and retrying\nContextWindowOverflowError: context window exceeded and recovery failed"),
 			txt("stamina.retry_scheduled wait_for=0.84\nopenai.RateLimitError: Error code: 429 - rate limit"), txt("configure stamina's retry hook in settings"),
@@ -116,8 +119,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.config_words.v1": {
 		pos: []Evidence{txt("Access blocked by Cloudflare. This usually happens when connecting from a restricted region"),
-			txt("Error: Claude Code cannot be launched inside another Claude Code session.\nNested sessions share runtime resources and will crash all active sessions.\nTo bypass this check, unset the CLAUDECODE environment variable.")},
-		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv"), txt("launched another Claude Code session in a second terminal")},
+			txt("Error: Claude Code cannot be launched inside another Claude Code session.\nNested sessions share runtime resources and will crash all active sessions.\nTo bypass this check, unset the CLAUDECODE environment variable."),
+			status(400, `{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`),
+			txt("litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. You passed model=llama3")},
+		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv"), txt("launched another Claude Code session in a second terminal"),
+			txt("start vllm with --enable-auto-tool-choice --tool-call-parser hermes"), txt("LLM provider set to ollama")},
 	},
 	"generic.permission_words.v1": {
 		pos: []Evidence{txt("Your organization must be verified to stream this model."),
@@ -132,8 +138,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.high_demand.v1": {
 		pos: []Evidence{txt("We're currently experiencing high demand, which may cause temporary errors."),
-			txt("The server is temporarily unable to service your request due to capacity problems. Please try again later.")},
-		neg: []Evidence{txt("demand is high"), txt("at capacity planning")},
+			txt("The server is temporarily unable to service your request due to capacity problems. Please try again later."),
+			status(429, `{"object":"error","message":"Service tier capacity exceeded for this model.","type":"invalid_request_error","param":null,"code":"3505"}`)},
+		neg: []Evidence{txt("demand is high"), txt("at capacity planning"), txt("the service tier capacity is 10 rps")},
 	},
 	"generic.server_error_words.v1": {
 		pos: []Evidence{txt("The server had an error while processing your request. Sorry about that!")},
