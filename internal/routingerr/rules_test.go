@@ -1072,8 +1072,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("error sending request for url (https://api.openai.com/v1/responses)"), txt("the query builder failed")},
 	},
 	"http.billing.402.v1": {
-		pos: []Evidence{status(402, "payment required")},
-		neg: []Evidence{txt("402913 tokens used")},
+		pos: []Evidence{status(402, "payment required"), txt(`402 "Payment Required"`)},
+		neg: []Evidence{txt("402913 tokens used"), txt(`402 "`), txt(`step 402 "done"`)},
 	},
 	"http.permission.403.v1": {
 		pos: []Evidence{status(403, "forbidden"), txt(`{"api_error_status":403}`)},

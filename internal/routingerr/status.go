@@ -347,7 +347,7 @@ func leadingStatus(raw string) (int, int) {
 		}
 		if i := statusLead(raw, ls, le); i >= 0 {
 			if st, ok := statusAt(raw, i); ok && i+3 <= le {
-				if j := i + 3; j == le || raw[j] == '\r' || raw[j] == ' ' && j+1 < le && statusFollow(raw[j+1]) || raw[j] == ' ' && j+1 == le {
+				if j := i + 3; j == le || raw[j] == '\r' || raw[j] == ' ' && j+1 < le && (statusFollow(raw[j+1]) || jsonStringFollows(raw[j+1:le])) || raw[j] == ' ' && j+1 == le {
 					best, bestPos = st, i
 				}
 			}
@@ -381,6 +381,15 @@ func statusLead(raw string, ls, le int) int {
 }
 
 var statusLeads = []string{"⎿", "✕ [", "✖ ", "✕ ", "(", "[", "error: ", "error "}
+
+// jsonStringFollows: s opens with a JSON string whose text starts with a
+// letter, as openai-node's makeMessage writes a body whose error is a bare
+// string (src/core/error.ts at 103a644d: error?.message ? … : error ?
+// JSON.stringify(error) : message, then `${status} ${msg}`), so {"error":
+// "Usage limit exceeded"} becomes `402 "Usage limit exceeded"`.
+func jsonStringFollows(s string) bool {
+	return len(s) > 1 && s[0] == '"' && ('A' <= s[1] && s[1] <= 'Z' || 'a' <= s[1] && s[1] <= 'z')
+}
 
 // statusFollow: what may follow "NNN " when the number is a status.
 func statusFollow(b byte) bool {
