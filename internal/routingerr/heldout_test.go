@@ -633,3 +633,13 @@ func TestHeldoutFiftySixth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 56, "fifty-sixth held-out set")
 }
+
+// TestHeldoutFiftyEighth measures testdata/heldout58: 41 real errors from
+// cloud-hosted models (AWS Bedrock, Google Vertex, Azure OpenAI / Foundry) as
+// agents and SDKs print them, and the Go/Node/Python/Rust transport errors
+// under agents, from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout58/README.md).
+func TestHeldoutFiftyEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 58, "fifty-eighth held-out set")
+}
