@@ -371,21 +371,24 @@ var quotaRules = []rule{
 		any: []string{"error-code#token-limit"}},
 	// "limit: 0": the plan has no quota for this model at all (Gemini's free
 	// tier on a Pro model); no wait helps.
+	// The Gemini API words the same zero for a per-model quota id as
+	// "<QuotaId> limit exceeded for model <m>: limit=0, requested=<n>"
+	// (TotalCachedContentStorageTokensPerModelFreeTier: the free tier has no
+	// context-cache storage at all; meinside/gemini-things-go
+	// generation_free_test.go quotes the 429; catalogue google-api
+	// google-api-cached-content-free-tier-limit0): "limit exceeded" is
+	// required beside "limit=0" so okio's "\n not found: limit=0" (an
+	// EOFException) is not read.
 	{id: "google.quota_limit_zero.v1", band: bandReset, code: "billing", class: ClassUserAction, conf: 0.85,
-		gate: []string{"limit: 0", "limit:0"},
+		gate: []string{"limit: 0", "limit:0", "limit=0"},
 		match: func(s *scan) int {
-			for off := 0; ; {
-				i := strings.Index(s.low[off:], "limit: 0")
-				if i < 0 {
-					return -1
-				}
-				i += off
-				end := i + len("limit: 0")
-				if end == len(s.low) || !isDigit(s.low[end]) && s.low[end] != '.' {
-					return i
-				}
-				off = end
+			if i := zeroLimitAt(s.low, "limit: 0"); i >= 0 {
+				return i
 			}
+			if strings.Contains(s.low, "limit exceeded") {
+				return zeroLimitAt(s.low, "limit=0")
+			}
+			return -1
 		}},
 	// Gemini Code Assist's "You have exhausted your capacity on this model.
 	// Your quota will reset after 53s.": a reset within a few minutes is a
@@ -724,6 +727,13 @@ var sharedRules = []rule{
 			// agents-more goose-config-value-not-found): a key or setting
 			// that was never set.
 			"configuration value not found",
+			// goose's provider registry (crates/goose/src/providers/init.rs
+			// get_from_registry: "Unknown provider: {}", which goose-cli's
+			// session builder panics on as "Failed to create provider:
+			// Unknown provider: bedrock"; catalogue agents-more
+			// goose-unknown-provider): a
+			// GOOSE_PROVIDER this build does not know, every time.
+			"unknown provider: ",
 			// Claude Code started from inside another Claude Code session
 			// (CLAUDECODE=1 inherited, cli.js of @anthropic-ai/claude-code
 			// 2.1.42: "Error: Claude Code cannot be launched inside another
@@ -969,4 +979,21 @@ func rpcCodeField(low string, codes ...string) int {
 		}
 	}
 	return -1
+}
+
+// zeroLimitAt is the offset of the first "limit: 0" (or "limit=0") in low
+// that is a zero, not the start of 0.5 or 10, or -1.
+func zeroLimitAt(low, word string) int {
+	for off := 0; ; {
+		i := strings.Index(low[off:], word)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		end := i + len(word)
+		if end == len(low) || !isDigit(low[end]) && low[end] != '.' {
+			return i
+		}
+		off = end
+	}
 }

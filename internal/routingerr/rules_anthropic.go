@@ -176,7 +176,17 @@ var anthropicRules = []rule{
 			// beginning of this message. Messages following `tool_use`
 			// blocks must begin with a matching number of `tool_result`
 			// blocks." (catalogue bedrock-tool-result-not-found).
-			"`tool_result` block(s) at the beginning of this message", "messages following `tool_use` blocks must begin"}},
+			"`tool_result` block(s) at the beginning of this message", "messages following `tool_use` blocks must begin",
+			// Bedrock Converse's own pairing check, in its toolUse/toolResult
+			// words (docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html:
+			// the toolResult for each toolUse goes in the next user message):
+			// "Expected toolResult blocks at messages.2.content for the
+			// following Ids: tooluse_…" and its mirror "The number of
+			// toolResult blocks at messages.2.content exceeds the number of
+			// toolUse blocks of previous turn." (sergeevgit1/suna
+			// BEDROCK_TOOL_CALLING_ISSUE.md; catalogue bedrock
+			// bedrock-converse-expected-toolresult, -toolresult-exceeds-tooluse).
+			"expected toolresult blocks at messages", "toolresult blocks at messages.", "exceeds the number of tooluse blocks"}},
 	// A thinking block in the history that the Messages API will not take
 	// back: "messages.1.content.0.thinking.signature: Field required" and
 	// "messages.1.content.0: Invalid `signature` in `thinking` block", seen

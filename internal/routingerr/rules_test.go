@@ -41,7 +41,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"google.quota_limit_zero.v1": {
 		pos: []Evidence{status(429, "Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-2.5-pro")},
-		neg: []Evidence{txt("limit: 0.5"), txt("limit: 10, model: x")},
+		neg: []Evidence{txt("limit: 0.5"), txt("limit: 10, model: x"), txt("java.io.EOFException: \\n not found: limit=0 content=…"),
+			txt("TotalCachedContentStorageTokensPerModel limit exceeded for model gemini-2.5-flash: limit=10, requested=45776")},
 	},
 	"quota.daily.v1": {
 		pos: []Evidence{status(429, "You have exhausted your daily quota on this model."), status(429, "Daily request limit exceeded"),
@@ -123,7 +124,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			status(400, `{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`),
 			txt("litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. You passed model=llama3")},
 		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv"), txt("launched another Claude Code session in a second terminal"),
-			txt("start vllm with --enable-auto-tool-choice --tool-call-parser hermes"), txt("LLM provider set to ollama")},
+			txt("start vllm with --enable-auto-tool-choice --tool-call-parser hermes"), txt("LLM provider set to ollama"),
+			txt("unknown provider for model gpt-9")},
 	},
 	"generic.permission_words.v1": {
 		pos: []Evidence{txt("Your organization must be verified to stream this model."),
@@ -444,8 +446,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("tool use finished"), txt("run /review")},
 	},
 	"anthropic.tool_result_mismatch.v1": {
-		pos: []Evidence{status(400, "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01")},
-		neg: []Evidence{txt("tool_result blocks found")},
+		pos: []Evidence{status(400, "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01"),
+			txt("ValidationException: Expected toolResult blocks at messages.0.content for the following Ids: tooluse_x")},
+		neg: []Evidence{txt("tool_result blocks found"), txt("toolResult blocks are optional")},
 	},
 	"anthropic.thinking_signature.v1": {
 		pos: []Evidence{status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.7.content.0.thinking.signature: Field required"}}`),
