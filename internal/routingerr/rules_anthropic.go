@@ -186,7 +186,7 @@ var anthropicRules = []rule{
 			// toolUse blocks of previous turn." (sergeevgit1/suna
 			// BEDROCK_TOOL_CALLING_ISSUE.md; catalogue bedrock
 			// bedrock-converse-expected-toolresult, -toolresult-exceeds-tooluse).
-			"expected toolresult blocks at messages", "toolresult blocks at messages.", "exceeds the number of tooluse blocks"}},
+			"expected toolresult blocks at messages", "exceeds the number of tooluse blocks"}},
 	// A thinking block in the history that the Messages API will not take
 	// back: "messages.1.content.0.thinking.signature: Field required" and
 	// "messages.1.content.0: Invalid `signature` in `thinking` block", seen
