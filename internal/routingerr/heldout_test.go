@@ -634,6 +634,16 @@ func TestHeldoutFiftySixth(t *testing.T) {
 	measureLaterSet(t, 56, "fifty-sixth held-out set")
 }
 
+// TestHeldoutFiftySeventh measures testdata/heldout57: 30 real usage-window,
+// quota, credit and retry-hint errors across agents (Claude Code and its
+// wrappers, Codex, Gemini/Qwen, Copilot, Cursor, Warp, Kimi, OpenRouter,
+// Z.ai, hermes-agent and smaller agents), from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout57/README.md).
+func TestHeldoutFiftySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 57, "fifty-seventh held-out set")
+}
+
 // TestHeldoutFiftyEighth measures testdata/heldout58: 41 real errors from
 // cloud-hosted models (AWS Bedrock, Google Vertex, Azure OpenAI / Foundry) as
 // agents and SDKs print them, and the Go/Node/Python/Rust transport errors
