@@ -119,8 +119,17 @@ var anthropicRules = []rule{
 		hint: func(_ *scan, c Classification) Classification { return c }},
 
 	// Unified (subscription) limits: the 429 carries the window's reset.
+	// Besides the overall anthropic-ratelimit-unified-status, each window
+	// has its own anthropic-ratelimit-unified-{5h,7d}-status, "rejected" on
+	// the window that ran out; a capture may carry only that one (gajae-code
+	// PR #2464's finding 1), and clients log the headers as "name=value"
+	// (gajae-code's 429 evidence, sub2api's collectRateLimitHeaders).
+	// Catalogue anthropic-api anthropic-api-unified-rejected,
+	// anthropic-api-unified-5h-window-rejected, anthropic-api-unified-7d-window-rejected-kv.
 	{id: "anthropic.unified_rejected.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
-		any: []string{"unified-status: rejected", `unified-status":"rejected"`, `unified-status": "rejected"`}},
+		any: []string{"unified-status: rejected", `unified-status":"rejected"`, `unified-status": "rejected"`, "unified-status=rejected",
+			"unified-5h-status: rejected", "unified-7d-status: rejected", "unified-5h-status=rejected", "unified-7d-status=rejected",
+			`unified-5h-status":"rejected"`, `unified-7d-status":"rejected"`}},
 	// Legacy Claude Code: "Claude AI usage limit reached|1751385600".
 	{id: "claude_code.usage_limit_epoch.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.95,
 		gate: []string{"limit reached|"},
