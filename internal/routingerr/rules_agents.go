@@ -813,7 +813,15 @@ var sharedRules = []rule{
 			// its cooldown (sdk/cliproxy/auth/selector.go: {"error":{"code":
 			// "model_cooldown","message":"All credentials for model … are
 			// cooling down …","reset_seconds":N}}; the wait is the hint).
-			"model_cooldown"}},
+			"model_cooldown",
+			// A retry loop's last words after every attempt met a 429:
+			// Hermes Agent's "❌ Rate limit persisted after 3 retries. Please
+			// try again later." (NousResearch/hermes-agent PR #3809, commit
+			// ed6427e0a7), and the idiom of many clients' give-up errors
+			// ("<service> rate limit persisted after N retries"). The window
+			// the loop waited out is short; a later turn may pass (catalogue
+			// agents-more hermes-rate-limit-persisted-after-retries).
+			"rate limit persisted after "}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".

@@ -149,8 +149,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the server processed your request")},
 	},
 	"generic.rate_limit_words.v1": {
-		pos: []Evidence{txt("429 Requests rate limit exceeded, please try again later. (throttling)")},
-		neg: []Evidence{txt("rate limits are configured per key"), txt("slowdown")},
+		pos: []Evidence{txt("429 Requests rate limit exceeded, please try again later. (throttling)"),
+			txt("RuntimeError: Scryfall rate limit persisted after 5 retries; download stopped at its checkpoint.")},
+		neg: []Evidence{txt("rate limits are configured per key"), txt("slowdown"), txt("the rate limit persisted settings are saved after restart")},
 	},
 	"browser.fetch_failed.v1": {
 		pos: []Evidence{txt("TypeError: Failed to fetch"), txt("TypeError: Load failed"),
@@ -412,8 +413,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("• Reconnecting... 5/5 (40s • esc to interrupt)\n  └ Unexpected status 502 Bad Gateway\n■ unexpected status 401 Unauthorized")},
 	},
 	"anthropic.unified_rejected.v1": {
-		pos: []Evidence{status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 1764525600")},
-		neg: []Evidence{txt("anthropic-ratelimit-unified-status: allowed")},
+		pos: []Evidence{status(429, "anthropic-ratelimit-unified-status: rejected\nanthropic-ratelimit-unified-reset: 1764525600"),
+			status(429, "anthropic-ratelimit-unified-7d-status: rejected\nretry-after: 90000"),
+			txt("anthropic-ratelimit-unified-5h-status=rejected\nretry-after=4000")},
+		neg: []Evidence{txt("anthropic-ratelimit-unified-status: allowed"), txt("anthropic-ratelimit-unified-5h-status=allowed\nanthropic-ratelimit-unified-7d-status: allowed_warning")},
 	},
 	"claude_code.usage_limit_epoch.v1": {
 		pos: []Evidence{txt("Claude AI usage limit reached|1751385600")},
