@@ -511,6 +511,12 @@ func resetHint(s *scan) (time.Time, bool) {
 		if t, ok := dateTimeOffset(s.raw[i+len(kwResetClock[1].w):]); ok {
 			return t, true
 		}
+		// The same sentence with an RFC 3339 time ("Weekly/Monthly Limit
+		// Exhausted... reset at 2026-08-14T00:00:00Z"): the zone is in the
+		// time itself. A time without one stays unread.
+		if t, ok := parseEpochOrRFC3339(s.raw[i+len(kwResetClock[1].w):]); ok {
+			return t, true
+		}
 	}
 	return clockReset(s)
 }
