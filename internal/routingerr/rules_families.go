@@ -650,8 +650,12 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 		}
 		// The wait named after the counter: Gemini CLI's "Network retry
 		// attempt 2/3 for gemini-2.5-pro. Delay: 2000ms. Error type: …"
-		// (packages/core/src/telemetry/types.ts NetworkRetryAttemptEvent).
-		d, _ := delayAfter(lineFrom(low, i), ". delay: ")
+		// (packages/core/src/telemetry/types.ts NetworkRetryAttemptEvent),
+		// and the wait closing the counter's line as the retry-noun notices
+		// state it: SeekerClaw's "[Retry] Claude API 429, attempt 1/3,
+		// waiting 5000ms" (sepivip/SeekerClaw PR #6 claudeApiCall; later
+		// "retry 1/3, waiting …", read above).
+		d, _ := delayAfter(lineFrom(low, i), ". delay: ", ", waiting ")
 		return i, d
 	}
 	return best, delay
