@@ -653,3 +653,15 @@ func TestHeldoutFiftyEighth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 58, "fifty-eighth held-out set")
 }
+
+// TestHeldoutFiftyNinth measures testdata/heldout59: 38 real errors from Codex
+// (CLI, IDE extension, app, app-server, codex exec / SDK hosts) in its 2026
+// threads (0.120 and later): stream disconnects and websocket fallbacks,
+// "Reconnecting… n/5" lines, remote-compaction failures, auth and model
+// version errors, MCP start-up, sandbox and turn/start failures, from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout59/README.md).
+func TestHeldoutFiftyNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 59, "fifty-ninth held-out set")
+}
