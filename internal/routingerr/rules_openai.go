@@ -141,11 +141,30 @@ var openaiRules = []rule{
 	// a server or config.toml to fix: starting the same servers again
 	// fails the same way, and the session goes on without them. Not when a
 	// turn error follows in the same text (Codex's stream and status
-	// wordings): that error decides. Catalogue codex codex-mcp-*.
+	// wordings): that error decides. The same start-up error without the
+	// client line: StartupOutcomeError::Failed's own "MCP startup failed:
+	// {error}" (what resources/list and tool calls return for a server that
+	// never came up), and the session's refusal to start when a server set
+	// `required = true` failed, "required MCP servers failed to initialize:
+	// {server}: {error}" (codex-rs core/src/session/startup.rs), which
+	// app-server returns for thread/start and thread/resume. Catalogue codex
+	// codex-mcp-*, codex-required-mcp-*.
 	{id: "codex.mcp_startup_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.75,
-		any:  []string{"` failed to start: ", "failed to create mcp connection manager"},
+		any: []string{"` failed to start: ", "failed to create mcp connection manager",
+			"mcp startup failed: ", "required mcp servers failed to initialize"},
 		all:  []string{"mcp"},
 		none: []string{"stream disconnected", "unexpected status", "reconnecting", "exceeded retry limit", "stream error"}},
+
+	// codex app-server's answer to a JSON-RPC request it cannot deserialize
+	// into a ClientRequest: INVALID_REQUEST_ERROR_CODE with "Invalid request:
+	// {err}", err being serde's "unknown variant `turn/steer`, expected one
+	// of …" for a method this server version does not have, or "missing
+	// field `…`" (codex-rs app-server/src/message_processor.rs
+	// process_request). The client sent what this server will never accept;
+	// sending it again fails the same way. Catalogue codex
+	// codex-app-server-invalid-request-*.
+	{id: "codex.app_server_invalid_request.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{"invalid request: unknown variant", "invalid request: missing field"}},
 
 	// codex-rs CodexErr::TurnAborted ("turn aborted. Something went wrong?
 	// Hit `/feedback` …", from a cancelled task) and Interrupted ("interrupted
