@@ -665,3 +665,12 @@ func TestHeldoutFiftyNinth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 59, "fifty-ninth held-out set")
 }
+
+// TestHeldoutSixtieth measures testdata/heldout60: 33 real errors from
+// Gemini CLI (0.40 and later), Qwen Code, their ACP hosts and the Gemini API
+// / Vertex as agents print them, from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout60/README.md).
+func TestHeldoutSixtieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 60, "sixtieth held-out set")
+}
