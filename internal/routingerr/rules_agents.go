@@ -754,7 +754,17 @@ var sharedRules = []rule{
 			// 001a933c: "LLM Provider NOT provided. Pass in the LLM provider
 			// you are trying to call. You passed model=…", a BadRequestError
 			// raised before any request): the model needs its provider prefix.
-			"llm provider not provided. pass in the llm provider"}},
+			"llm provider not provided. pass in the llm provider",
+			// Jupyter AI's ACP personas when the agent's CLI is missing or
+			// too old (jupyter-ai-contrib/jupyter-ai-acp-client
+			// jupyter_ai_acp_client/acp_personas/*.py at de14d854, gemini.py
+			// before 44a10aa: PersonaRequirementsUnmet("This persona requires
+			// `gemini` CLI to be installed. …"), ("gemini CLI version 0.33.0
+			// is installed, but version >=0.34.0 is required. Please upgrade
+			// gemini CLI. …"); catalogue agents-more
+			// jupyter-ai-acp-persona-*): the agent never starts until it is
+			// installed or upgraded.
+			"this persona requires `", "is installed, but version >="}},
 	{id: "generic.permission_words.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,
 		any: []string{"organization must be verified", "permission_denied", "caller does not have permission", "has been blocked due to",
 			// The same refusal said of a key or an account, with no

@@ -435,6 +435,21 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 				break
 			}
 		}
+		// IronClaw's retry decorator before it sleeps (nearai/ironclaw
+		// crates/domains/ironclaw_llm/src/retry.rs RetryProvider retry_loop
+		// and streaming_retry_loop: tracing::warn! "Retrying after transient
+		// error{label}" or "Retrying interrupted stream with partial-text
+		// replacement{label}" with provider=, attempt=, max_retries=,
+		// delay_ms=, error= fields, logged only when another attempt
+		// follows): the wait is the delay_ms field, in milliseconds. The
+		// record needs that field: the words alone are prose.
+		if strings.HasPrefix(after, "retrying after transient error") ||
+			strings.HasPrefix(after, "retrying interrupted stream with partial-text replacement") {
+			if d, ok := millisField(lineWindow(low, i, 0, 400), " delay_ms="); ok {
+				best, delay = i, d
+				break
+			}
+		}
 		if d, ok := delayAfter(after, " in ", " after ", "backoff=", "backoff: ", "delay=", ", waiting "); ok {
 			best, delay = i, d
 			break
@@ -795,6 +810,20 @@ func secondsField(s, key string) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(f * float64(time.Second)), true
+}
+
+// millisField reads the whole milliseconds after key in s ("delay_ms=4816"),
+// within the hint bounds.
+func millisField(s, key string) (time.Duration, bool) {
+	k := strings.Index(s, key)
+	if k < 0 {
+		return 0, false
+	}
+	n, j := leadingInt(s[k+len(key):])
+	if j == 0 || n <= 0 || time.Duration(n)*time.Millisecond > maxHint {
+		return 0, false
+	}
+	return time.Duration(n) * time.Millisecond, true
 }
 
 // retryablehttpRemaining: line carries go-retryablehttp's " remaining=N"

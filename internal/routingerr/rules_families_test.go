@@ -39,6 +39,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("DEBUG:google.api_core.retry:Retrying due to 429 Resource has been exhausted (e.g. check quota)., sleeping 2.6s ..."),
 			txt("litellm.acompletion(model=openai/gpt-4o) Exception litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached\n00:07:32 - LiteLLM Router:INFO: router.py:3557 - Retrying request with num_retries: 3"),
 			txt(`API error (attempt 3/11): 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			txt("2026-06-01T12:00:00.000000Z  WARN ironclaw_llm::retry: Retrying after transient error (tools) provider=gpt-5 attempt=1 max_retries=3 delay_ms=1200 error=Provider gpt-5 rejected the request: 400"),
 		},
 		neg: []Evidence{
 			txt(`API error (attempt 1/11): 404 {"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`),
@@ -72,6 +73,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Request [abc] attempt number 1 took 00.4s\nSystem.ClientModel.ClientResultException: Service request failed.\nStatus: 429 (Too Many Requests)"),
 			txt("Retrying due to a bug, sleeping on it"), txt("Retrying due to 503, sleeping 1.3s is not enough"),
 			txt("Retrying due to 503 Service Unavailable, sleeping 1.3s ...\ngoogle.api_core.exceptions.RetryError: Timeout of 120.0s exceeded, last exception: 503 Service Unavailable"),
+			txt("we keep retrying after transient errors, as ironclaw does"),
+			txt("WARN Retrying after transient error provider=x attempt=3 max_retries=3 delay_ms=0 error=boom"),
 			txt("Retrying request with num_retries: 0"), txt("Retrying request with num_retries: 3 made no difference"),
 			txt("Retrying request with num_retries: 2\nlitellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached. LiteLLM Retried: 2 times, LiteLLM Max Retries: 2"),
 			txt("Backing off for now before retrying the deploy"), txt("We are backing off for 2 weeks"),

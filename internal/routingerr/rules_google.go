@@ -116,6 +116,11 @@ var googleRules = []rule{
 			"failed to sign in.", "this client is no longer supported for gemini code assist",
 			"failed to exchange authorization code for tokens", "failed to authenticate with user code",
 			"fatalauthenticationerror", "is not authorized to access your account", "not yet authorized to access your account",
+			// The page's lead sentence, which opens every wording of it
+			// ("The authentication did not complete successfully. The
+			// following products are not yet authorized …"; catalogue
+			// gemini-cli-auth-failure-page-lead).
+			"authentication did not complete successfully",
 			// oauth2.ts's browser and device flows: the callback server, the
 			// redirect's error, the five-minute timeouts, a cancel, the
 			// metadata server's ADC, a broken credentials file.
