@@ -7,6 +7,8 @@ import (
 
 // Anthropic API bodies and headers, and every wording generation of Claude
 // Code and its ACP adapter.
+const noResponseRetrying = " · retrying, waiting up to "
+
 var anthropicRules = []rule{
 	// "API Error: Operation aborted": Claude Code aborted the request. Without
 	// our cancel flag we cannot tell who did, so it is not trusted to retry.
@@ -45,6 +47,22 @@ var anthropicRules = []rule{
 				c.RetryAfter = new(d)
 			}
 			return c
+		}},
+
+	// Claude Code 2.1.332's retry status line when the API sent nothing at
+	// all: "No response from the API after 5m · retrying, waiting up to
+	// 10m" (the api_error status, no_response branch). The turn goes on
+	// unless a later error says the retries are over. (Catalogue
+	// claude-code-no-response-retrying-2.1.332.)
+	{id: "claude_code.no_response_retrying.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
+		gate:  []string{noResponseRetrying},
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i := strings.LastIndex(s.low, noResponseRetrying)
+			if i < 0 || s.retriesOver(i) {
+				return -1
+			}
+			return i
 		}},
 
 	// claude --print --output-format stream-json reports each retry of its
@@ -180,6 +198,11 @@ var anthropicRules = []rule{
 			// as "API Error: 400 duplicate tool_use ID in conversation
 			// history." (catalogue claude-code-dup-tool-use-np-2.1.112).
 			"tool_use` ids must be unique", "duplicate tool_use id",
+			// "unexpected `tool_use_id` found in `tool_result`", as Claude Code
+			// 2.1.332 words it without the /rewind hint (print mode): "API
+			// Error: 400 orphaned tool_result in conversation history."
+			// (catalogue claude-code-orphaned-tool-result-print-2.1.332).
+			"orphaned tool_result in conversation history",
 			// The other side of the same check, as Bedrock relays it:
 			// "messages.2: Did not find 1 `tool_result` block(s) at the
 			// beginning of this message. Messages following `tool_use`
@@ -235,6 +258,21 @@ var anthropicRules = []rule{
 	// than 10 minutes. See … for more details"): the request as built.
 	{id: "anthropic.streaming_required.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"streaming is required for operations that may take longer than"}},
+	// Claude Code 2.1.332 took media the API would not read out of the
+	// conversation and ended the turn (media_removed: "API Error: an image
+	// in the conversation could not be processed and was removed. …", "API
+	// Error: this model does not accept PDF documents, so a PDF in the
+	// conversation was removed. …"): the request as sent was refused; what
+	// comes next is for the user to ask again, not a replay of it.
+	// (Catalogue claude-code-media-removed-2.1.332, -pdf-unsupported-model-2.1.332.)
+	{id: "claude_code.media_removed.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"in the conversation could not be processed and was removed", "model does not accept pdf documents"}},
+	// A message longer than the context window, which Claude Code 2.1.332
+	// does not send (message_over_context_limit: "This message is too long
+	// to send, so Claude didn't get it. Send a shorter one."). (Catalogue
+	// claude-code-message-over-context-2.1.332.)
+	{id: "claude_code.message_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
+		any: []string{"this message is too long to send"}},
 	{id: "claude_code.pdf_invalid.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"pdf file was not valid", "pdf specified was not valid", "could not process pdf"}},
 	// Claude Code's refusal in the native builds, which no longer say "Usage
@@ -259,7 +297,71 @@ var anthropicRules = []rule{
 	// those prefixes ("You've hit your …") are the reset rules'.
 	{id: "claude_code.usage_access.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"org is out of usage", "seat type doesn't include", "seat type doesn’t include",
-			"usage allocation has been disabled", "usage limit is set to $0", "requires usage credits"}},
+			"usage allocation has been disabled", "usage limit is set to $0", "requires usage credits",
+			// 2.1.332's API-error message for a 1M-context request without
+			// credits ("API Error: Usage credits required for 1M context · run
+			// /usage-credits to turn them on …"), for credits spent mid-reply
+			// ("API Error: Usage credits ran out before the response was
+			// finished.") and for an organization paused at its daily cap
+			// ("Usage is paused for your organization. For help, please
+			// contact support."; catalogue claude-code-long-context-credits-2.1.332,
+			// -credits-ran-out-midstream-2.1.332, -usage-paused-2.1.332).
+			"usage credits required for", "usage credits ran out before", "usage is paused for your organization"}},
+	// Claude Code 2.1.332 when the model it must run on is one the session's
+	// settings rule out: the server's fallback routed the reply to a model
+	// outside auto mode or the organization's availableModels ("The server
+	// routed this response to a model that … the response was discarded."),
+	// the env forbids the swap a usage-credits model needs
+	// ("CLAUDE_CODE_NO_MODEL_FALLBACK is set: model substitution is disabled ·
+	// unset it to allow the swap"), auto mode does not run on the only model
+	// left ("Auto mode doesn't run on Sonnet 4.6, and the model policy no
+	// longer allows Opus 4.8 · /model to pick another model"), the advisor
+	// model does not fit the request model, or an effort level needs
+	// thinking back on ("Effort 'max' isn't available with thinking turned
+	// off on this model · run /effort high …"). A setting has to change;
+	// the same request fails the same way. (Catalogue
+	// claude-code-routed-*-2.1.332, -no-model-fallback-2.1.332,
+	// -auto-mode-policy-2.1.332, -advisor-incompatible-2.1.332,
+	// -effort-thinking-off-2.1.332.)
+	{id: "claude_code.model_setting.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"server routed this response to a model that", "claude_code_no_model_fallback is set",
+			"auto mode doesn't run on", "auto mode doesn’t run on",
+			"configured advisor model is not compatible", "isn't available with thinking turned off", "isn’t available with thinking turned off"}},
+	// Claude Code 2.1.332 stopped before sending, by something local that a
+	// replay meets again: a mod's fetch hook ("A mod's http.fetch hook
+	// stopped this request: …"), a header from the environment it cannot
+	// send ("Invalid ANTHROPIC_CUSTOM_HEADERS · Fix the environment
+	// variable · …", "Invalid request header from the environment · …"), a
+	// full disk under the config directory ("Could not refresh your login:
+	// the disk that holds the Claude Code config directory … is full ·
+	// …"). (Catalogue claude-code-mod-fetch-hook-2.1.332,
+	// -invalid-custom-headers-2.1.332, -refresh-disk-full-2.1.332.)
+	{id: "claude_code.local_refusal.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"http.fetch hook stopped this request", "invalid anthropic_custom_headers · ",
+			"invalid request header from the environment", "disk that holds the claude code config directory"}},
+	// A restarted session that Claude Code 2.1.332 will not go on with by
+	// itself (unattended_start_limit: "This session restarted with no new
+	// message, and Claude has stopped continuing it automatically. Send a
+	// message to continue."; unattended_start_unconfirmed: "Claude couldn't
+	// confirm that it could continue this session on its own, so it didn't.
+	// …"): not transient by its own flag (apiErrorIsTransient false); a new
+	// message, not a replay of the stopped one, is what it waits for.
+	// (Catalogue claude-code-unattended-limit-2.1.332, -unconfirmed-2.1.332.)
+	{id: "claude_code.unattended_stop.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"stopped continuing it automatically", "couldn't confirm that it could continue this session",
+			"couldn’t confirm that it could continue this session"}},
+	// Claude Code 2.1.332's stored-login failures that a sign-in or the
+	// credential's owner has to fix: "Your apiKeyHelper script is failing ·
+	// …", "Invalid auth token · Fix external auth token · …", "Could not
+	// refresh your login: can't save to the Keychain · …" (and print mode's
+	// "Failed to refresh OAuth token: can't save to the Keychain. …"),
+	// "Anthropic profile login expired · Re-authenticate your Anthropic
+	// profile". (Catalogue claude-code-apikeyhelper-failing-2.1.332,
+	// -invalid-auth-token-2.1.332, -refresh-keychain-2.1.332,
+	// -profile-expired-2.1.332.)
+	{id: "claude_code.credential_unusable.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"apikeyhelper script is failing", "invalid auth token · ", "can't save to the keychain", "can’t save to the keychain",
+			"profile login expired"}},
 	// ORG_POLICY_LIMIT_PREFIXES (claude-agent-sdk 0.3.334): "This service is
 	// disabled for your org": an admin's policy.
 	{id: "claude_code.org_policy.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.85,

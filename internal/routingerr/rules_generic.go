@@ -58,6 +58,13 @@ var genericRules = []rule{
 				if j := strings.Index(rest, "limit"); j >= 0 && j <= 24 && strings.IndexByte(rest[:j], '\n') < 0 {
 					return i
 				}
+				// Claude Code 2.1.332's team pool: "You've hit your team's
+				// pooled group budget · resets Jul 1, 12am (UTC) · …" and its
+				// model-credits variant "… budget. It resets Jun 30. /model to
+				// switch models." (catalogue claude-code-requires-credits-pool-2.1.332).
+				if strings.HasPrefix(rest, "team's pooled group budget") || strings.HasPrefix(rest, "team’s pooled group budget") {
+					return i
+				}
 			}
 			// The Codex app's banner "You’re out of Codex messages" (its
 			// rate-limit-reset modal, codex.rateLimitResetModal.heading.rateLimitReached).

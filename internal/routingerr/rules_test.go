@@ -446,6 +446,38 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("You are approaching your usage limit"), txt("usage limit not reached yet"), txt("usage limit\nreached"),
 			txt("90% of your session usage limit is used"), txt("the weekly rate limit is 500 requests")},
 	},
+	"claude_code.model_setting.v1": {
+		pos: []Evidence{txt("The server routed this response to a model that auto mode does not run on; the response was discarded."),
+			txt("CLAUDE_CODE_NO_MODEL_FALLBACK is set: model substitution is disabled · unset it to allow the swap"),
+			txt("API Error: Effort 'max' isn't available with thinking turned off on this model · run /effort high to continue")},
+		neg: []Evidence{txt("Auto mode is on"), txt("the server routed this request"), txt("thinking turned off")},
+	},
+	"claude_code.local_refusal.v1": {
+		pos: []Evidence{txt("A mod's http.fetch hook stopped this request: blocked"),
+			txt("Invalid ANTHROPIC_CUSTOM_HEADERS · Fix the environment variable · header value contains a newline")},
+		neg: []Evidence{txt("http.fetch hook ran"), txt("ANTHROPIC_CUSTOM_HEADERS set")},
+	},
+	"claude_code.unattended_stop.v1": {
+		pos: []Evidence{txt("This session restarted with no new message, and Claude has stopped continuing it automatically. Send a message to continue.")},
+		neg: []Evidence{txt("Claude is continuing automatically"), txt("this session restarted")},
+	},
+	"claude_code.credential_unusable.v1": {
+		pos: []Evidence{txt("Your apiKeyHelper script is failing · This usually means you need to re-authenticate with your provider"),
+			txt("Anthropic profile login expired · Re-authenticate your Anthropic profile")},
+		neg: []Evidence{txt("apiKeyHelper script ran"), txt("saved to the Keychain")},
+	},
+	"claude_code.media_removed.v1": {
+		pos: []Evidence{txt("API Error: an image in the conversation could not be processed and was removed. Double press esc to edit your message.")},
+		neg: []Evidence{txt("the image was removed from the clipboard")},
+	},
+	"claude_code.message_too_long.v1": {
+		pos: []Evidence{txt("This message is too long to send, so Claude didn't get it. Send a shorter one.")},
+		neg: []Evidence{txt("this message is long")},
+	},
+	"claude_code.no_response_retrying.v1": {
+		pos: []Evidence{txt("No response from the API after 5m · retrying, waiting up to 10m")},
+		neg: []Evidence{txt("No response from the API after 5m · retrying, waiting up to 10m\nAPI Error: Request timed out."), txt("retrying later")},
+	},
 	"claude_code.tool_concurrency.v1": {
 		pos: []Evidence{txt("API Error: 400 due to tool use concurrency issues. Run /rewind to recover the conversation.")},
 		neg: []Evidence{txt("tool use finished"), txt("run /review")},
