@@ -674,3 +674,15 @@ func TestHeldoutSixtieth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 60, "sixtieth held-out set")
 }
+
+// TestHeldoutSixtyFirst measures testdata/heldout61: 38 real errors from
+// Claude Code (CLI 2.1.x, the Agent SDK in TypeScript and Python, SDK hosts,
+// claude-code-action) in its 2026 threads: API Error lines with 4xx/5xx
+// bodies, usage windows, model access, usage-policy refusals, size limits,
+// broken tool history, SDK result subtypes and api_retry messages, and
+// process exits and spawn failures, from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout61/README.md).
+func TestHeldoutSixtyFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 61, "sixty-first held-out set")
+}
