@@ -686,3 +686,14 @@ func TestHeldoutSixtyFirst(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 61, "sixty-first held-out set")
 }
+
+// TestHeldoutSixtySecond measures testdata/heldout62: 33 real errors from
+// opencode and its forks (Kilo CLI, crush), and from ACP hosts and clients
+// wrapping any agent (Zed, JetBrains, agent-shell, avante.nvim, acpx,
+// OpenClaw, VS Code companions, agent-canvas, Paseo), with the provider
+// errors they relay, from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout62/README.md).
+func TestHeldoutSixtySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 62, "sixty-second held-out set")
+}

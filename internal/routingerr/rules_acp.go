@@ -78,6 +78,17 @@ var acpRules = []rule{
 	// permission mode is the setting to change, a replay asks again.
 	{id: "acp.permission_prompt_unavailable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"permission prompt unavailable in non-interactive mode"}},
+	// Kimi Code's ACP server (0.37.0 to 0.38.x) refuses the stdio MCP
+	// servers a client passes in session/new or session/load: its
+	// acpMcpServersToConfigRecord throws "ACP stdio MCP server <name> does
+	// not declare a runtime identity" for any entry without a type
+	// (MoonshotAI/kimi-code packages/acp-server/src/convert.ts at d723cc47),
+	// which reaches the client as -32603 with the words in data.details.
+	// The client's MCP list or the agent's version is the thing to change;
+	// the same session/new fails again (catalogue agents-more
+	// kimi-acp-stdio-mcp-runtime-identity).
+	{id: "kimi.acp_stdio_mcp_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		all: []string{"acp stdio mcp server ", "does not declare a runtime identity"}},
 	// ACP's auth_required (-32000). Other agents use -32000 for anything, so
 	// the message decides, not the code.
 	{id: "acp.auth_required.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,

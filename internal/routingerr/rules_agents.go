@@ -164,6 +164,30 @@ var agentRules = []rule{
 			}
 			return c
 		}},
+	// crush's API key dialog when the provider refused the key it just
+	// verified: "Invalid <Provider> API Key. Try again?" (charmbracelet/crush
+	// internal/tui/components/dialogs/models/apikey.go at 1a656de03), now
+	// "Invalid <Provider> Key. Try again?" (internal/ui/dialog/
+	// api_key_input.go at 37f36e93, APIKeyInputStateError). A key to
+	// re-enter, not a request to replay (catalogue crush
+	// crush-api-key-invalid-*).
+	{id: "crush.api_key_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		gate:  []string{" key. try again?"},
+		check: "\"invalid \" earlier on its line",
+		match: func(s *scan) int {
+			for off := 0; ; {
+				i := strings.Index(s.low[off:], " key. try again?")
+				if i < 0 {
+					return -1
+				}
+				i += off
+				ls := lineStart(s.low, i)
+				if j := strings.Index(s.low[ls:i], "invalid "); j >= 0 {
+					return ls + j
+				}
+				off = i + len(" key. try again?")
+			}
+		}},
 }
 
 // ownRetryDelays read the delay an agent's own retry line or event states,

@@ -36,6 +36,15 @@ var aisdkRules = []rule{
 	// result, so every replay is rejected the same way.
 	{id: "aisdk.missing_tool_results.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.8,
 		any: []string{"ai_missingtoolresultserror", "tool result is missing for tool call", "tool results are missing for tool calls"}},
+	// The messages an agent built from its stored session no longer fit the
+	// SDK's own schema: standardizePrompt's "Invalid prompt: The messages do
+	// not match the ModelMessage[] schema." (vercel/ai packages/ai/src/
+	// prompt/standardize-prompt.ts, InvalidPromptError in
+	// packages/provider/src/errors/invalid-prompt-error.ts), thrown before
+	// any request is sent. The same history fails the same check on every
+	// replay (catalogue opencode ai-sdk-invalid-prompt-model-message-schema).
+	{id: "aisdk.prompt_schema.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.8,
+		any: []string{"the messages do not match the modelmessage[] schema"}},
 	// A model id the provider does not have: AI_NoSuchModelError ("No such
 	// languageModel: …"), GatewayModelNotFoundError.
 	{id: "aisdk.no_such_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,

@@ -176,6 +176,22 @@ var genericRules = []rule{
 	{id: "exec.npm_launch_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"this is related to npm not being able to find a file", "could not determine executable to run"}},
 
+	// The agent command started an editor instead of the agent: VS Code's
+	// own argument parser (and its forks') warns about every flag it does
+	// not know, "Warning: '{0}' is not in the list of known options, but
+	// still passed to Electron/Chromium." (microsoft/vscode
+	// src/vs/platform/environment/node/argvHelper.ts, parseAndValidate
+	// errorReporter.onUnknownOption). An agent's stderr carrying it means
+	// its launcher ran the editor's Electron binary (a companion spawning
+	// process.execPath without ELECTRON_RUN_AS_NODE, a "code" on PATH where
+	// the agent's CLI was expected), which then exits without speaking the
+	// protocol; every start does the same. Tried before
+	// acp.process_exited.v1, which reads the client's "ACP process exited
+	// unexpectedly" around it (catalogue launchers
+	// vscode-cli-unknown-option-electron).
+	{id: "exec.editor_binary_as_agent.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"is not in the list of known options, but still passed to electron/chromium"}},
+
 	// The agent binary is there but may not be run: Node's child_process
 	// reports a refused exec as "spawn <file> EACCES" (onexit: the syscall
 	// is 'spawn ' + spawnfile, the message "${syscall} ${code}") and throws

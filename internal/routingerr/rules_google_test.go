@@ -172,6 +172,11 @@ func init() {
 			pos: []Evidence{txt("AI_MissingToolResultsError: Tool result is missing for tool call call_abc123.")},
 			neg: []Evidence{txt("tool result received for tool call call_abc123"), txt("missing tool name")},
 		},
+		"aisdk.prompt_schema.v1": {
+			pos: []Evidence{txt("AI_InvalidPromptError: Invalid prompt: The messages do not match the ModelMessage[] schema.")},
+			neg: []Evidence{txt("AI_InvalidPromptError: Invalid prompt: messages must not be empty"),
+				txt("the messages match the ModelMessage[] schema"), txt("ModelMessage[] schema updated")},
+		},
 		"aisdk.no_such_model.v1": {
 			pos: []Evidence{txt("AI_NoSuchModelError: No such languageModel: gpt-9")},
 			neg: []Evidence{txt("no such file or directory"), txt("languageModel: gpt-4o")},

@@ -28,12 +28,16 @@ var resumeRules = []rule{
 	// saved rollout it cannot read: "failed to load thread history …"
 	// and "failed to read thread: thread-store internal error: …", "error
 	// resuming thread: … failed to resume local thread recorder: …"
-	// (@openai/codex 0.171.0 strings).
+	// (@openai/codex 0.171.0 strings). The TUI's `codex resume <id>` for an
+	// id it has no rollout for: "No saved session found with ID <id>. Run
+	// `codex resume` without an ID to choose from existing sessions."
+	// (openai/codex codex-rs/tui/src/lib.rs at 001cb8e233; later "Run
+	// `codex {action}` …" for resume and fork, printed as "ERROR: …").
 	{id: "session.resume_missing.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.8,
 		any: []string{"no conversation found with session id", "no conversation found to continue",
 			"no rollout found for thread id", "no rollout found for conversation id", "no rollout found for attached thread",
 			"failed to load thread history", "failed to read thread: thread-store internal error",
-			"failed to resume local thread recorder"}},
+			"failed to resume local thread recorder", "no saved session found with id"}},
 	// Claude Code refusing its own session flags before any request:
 	// "Error: --session-id can only be used with --continue or --resume if
 	// --fork-session is also specified.", "Error: Invalid session ID. Must

@@ -16,7 +16,8 @@ func init() {
 		},
 		"session.resume_missing.v1": {
 			pos: []Evidence{txt(`{"type":"result","subtype":"error_during_execution","is_error":true,"errors":["No conversation found with session ID: 1a2b"]}`),
-				txt("Error creating task\nno rollout found for thread id 019e")},
+				txt("Error creating task\nno rollout found for thread id 019e"),
+				txt("ERROR: No saved session found with ID 0199a7b2. Run `codex fork` without an ID to choose from existing sessions.")},
 			neg: []Evidence{txt("No conversation history yet"), txt("rollout found for thread id 019e"), txt("thread history loaded")},
 		},
 		"claude_code.session_flags.v1": {

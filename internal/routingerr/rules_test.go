@@ -862,6 +862,23 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("npm error code ECONNRESET\nnpm error network This is a problem related to network connectivity."),
 			txt("ACP process exited unexpectedly. Exit code: 1.")},
 	},
+	"exec.editor_binary_as_agent.v1": {
+		pos: []Evidence{txt("Failed to connect to agent: ACP process exited unexpectedly (exit code: 0, signal: null)\nCLI stderr: Warning: 'stdio' is not in the list of known options, but still passed to Electron/Chromium."),
+			{Phase: PhaseProcessStart, ExitStatus: "exit status 0", StderrTail: "Warning: 'acp' is not in the list of known options, but still passed to Electron/Chromium."}},
+		neg: []Evidence{txt("Warning: 'acp' is not in the list of known options for subcommand 'tunnel'"),
+			txt("ACP process exited unexpectedly (exit code: 0, signal: null)"),
+			txt("error: unknown option '--acp'"), txt("passed to Electron/Chromium as a switch")},
+	},
+	"crush.api_key_invalid.v1": {
+		pos: []Evidence{txt("Invalid Anthropic API Key. Try again?"), txt("Invalid OpenRouter Key. Try again?")},
+		neg: []Evidence{txt("Verifying your Anthropic Key..."), txt("Anthropic Key validated."),
+			txt("Failed to generate API key. Try again?"), txt("Invalid request.\nEnter your OpenAI Key. Try again?")},
+	},
+	"kimi.acp_stdio_mcp_refused.v1": {
+		pos: []Evidence{txt(`{"code":-32603,"message":"Internal error","data":{"details":"ACP stdio MCP server idea does not declare a runtime identity"}}`)},
+		neg: []Evidence{txt("ACP stdio MCP server idea started"), txt("the MCP server does not declare a version"),
+			txt("does not declare a runtime identity")},
+	},
 	"exec.spawn_denied.v1": {
 		pos: []Evidence{txt("Error: spawn /opt/agents/bin/codex-acp EACCES"), txt("spawn failed: spawn EPERM"),
 			txt("Error executing binary: spawn /usr/lib/node_modules/x/bin/x-linux-x64 EACCES")},
