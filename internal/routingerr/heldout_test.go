@@ -697,3 +697,14 @@ func TestHeldoutSixtySecond(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 62, "sixty-second held-out set")
 }
+
+// TestHeldoutSixtyThird measures testdata/heldout63: 40 real errors raised
+// by the official provider SDKs (anthropic-sdk-python/-typescript/-go,
+// openai-python/-node/-go/-dotnet/-java, google-genai, botocore for
+// Bedrock) and the transport exceptions under them, from the SDKs' own
+// trackers and apps built on them, from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout63/README.md).
+func TestHeldoutSixtyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 63, "sixty-third held-out set")
+}
