@@ -256,8 +256,14 @@ var anthropicRules = []rule{
 	// could run past its 10-minute limit, before sending it (1.16.0
 	// client.js: "Streaming is required for operations that may take longer
 	// than 10 minutes. See … for more details"): the request as built.
+	// anthropic-sdk-python 0.46.0–0.59.0 raised the same refusal as a
+	// ValueError worded "Streaming is strongly recommended for operations
+	// that may take longer than 10 minutes" (_base_client.py
+	// _calculate_nonstreaming_timeout, b363339f to 37147da4; "required"
+	// from 04a0508d). (Catalogue anthropic-sdk-py-streaming-recommended-0.59.0.)
 	{id: "anthropic.streaming_required.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
-		any: []string{"streaming is required for operations that may take longer than"}},
+		any: []string{"streaming is required for operations that may take longer than",
+			"streaming is strongly recommended for operations that may take longer than"}},
 	// Claude Code 2.1.332 took media the API would not read out of the
 	// conversation and ended the turn (media_removed: "API Error: an image
 	// in the conversation could not be processed and was removed. …", "API

@@ -634,8 +634,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Please wait a moment and try again."), txt("API Error: 400 please wait")},
 	},
 	"anthropic.streaming_required.v1": {
-		pos: []Evidence{txt("Error: Streaming is required for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-typescript#long-requests for more details")},
-		neg: []Evidence{txt("streaming is required"), txt("operations that may take longer than 10 minutes are streamed")},
+		pos: []Evidence{txt("Error: Streaming is required for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-typescript#long-requests for more details"),
+			txt("ValueError: Streaming is strongly recommended for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-python#streaming-responses for more details")},
+		neg: []Evidence{txt("streaming is required"), txt("operations that may take longer than 10 minutes are streamed"),
+			txt("streaming is strongly recommended for long answers")},
 	},
 	"anthropic.billing_error.v1": {
 		pos: []Evidence{txt(`{"type":"error","error":{"type":"billing_error","message":"Billing error"}}`)},
@@ -1114,10 +1116,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"http.rate_limited.429.v1": {
 		pos: []Evidence{txt("exceeded retry limit, last status: 429 Too Many Requests, request id: x"), status(429, "calm"),
 			txt("WARN llm request failed statusCode=429"), txt("https response error StatusCode: 429, RequestID: 1"),
-			txt("ERROR codex_api: error=http 429 Too Many Requests"), txt("Error code:429 {error:{ message: 'busy'}}")},
+			txt("ERROR codex_api: error=http 429 Too Many Requests"), txt("Error code:429 {error:{ message: 'busy'}}"),
+			txt("✖ OpenAI API request failed. Error 429 - Too Many Requests")},
 		neg: []Evidence{txt("processed 4291 requests"), txt("HTTP 429 is what we return"), txt("the handler returns status 429 when the bucket is empty"),
 			txt("status of 429 requests"), txt("see http://localhost:429/"), txt("code=4291"),
-			txt("the handler returned 429 when the bucket was empty"), txt("it responded with 429 requests queued")},
+			txt("the handler returned 429 when the bucket was empty"), txt("it responded with 429 requests queued"),
+			txt("request failed. Error 429 of 500 rows skipped"), txt("request failed. Error 429 - see the log")},
 	},
 	"http.auth.401.v1": {
 		pos: []Evidence{status(401, "unauthorized"), txt("API error: 401 Unauthorized"),

@@ -90,6 +90,14 @@ var statusMarkers = []string{
 	// where retryMessage is "(error; not retryable)" or "(error; no more
 	// retries left)" — the SDK has stopped, the status decides.
 	"; not retryable)) ", "; no more retries left)) ",
+	// gptstudio (R, MichelNivard/gptstudio R/openai_api_calls.R and its
+	// other services' send_abort_message): cli_abort("OpenAI API request
+	// failed. Error {status} - {description}") with httr2's
+	// resp_status_desc, printed "✖ OpenAI API request failed. Error 429 -
+	// Too Many Requests". "… request failed. Error 2 of 3 …" is prose, so
+	// here the status must be followed by " - " and its reason phrase (see
+	// dashReasonMarkers).
+	"request failed. error ",
 	// Gemini CLI's Chinese UI (locales/zh/errors.json api.prefix and
 	// prefixWithStatus): "[API 错误: {{message}}]", "[API 错误: {{message}}
 	// (状态: {{status}})]".
@@ -108,6 +116,20 @@ var clauseMarkers = map[string]bool{"returned ": true, "returned status ": true,
 // reasonMarkers are the markers after which a status must be followed by
 // its reason phrase ("401 Unauthorized").
 var reasonMarkers = map[string]bool{"api: ": true, `": `: true}
+
+// dashReasonMarkers are the markers after which a status must be followed
+// by " - " and its reason phrase ("429 - Too Many Requests").
+var dashReasonMarkers = map[string]bool{"request failed. error ": true}
+
+// dashReasonFollows: the status at s[i:i+3] (after blanks) is followed by
+// " - " and a capital letter.
+func dashReasonFollows(s string, i int) bool {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	j := i + 3
+	return j+3 < len(s) && s[j:j+3] == " - " && 'A' <= s[j+3] && s[j+3] <= 'Z'
+}
 
 // reasonFollows: the status at s[i:i+3] (after blanks) is followed by a
 // blank and a capital letter, or by the http crate's placeholder for a
@@ -196,6 +218,9 @@ func markerStatusAt(m, s string, i int) (int, bool) {
 		return 0, false
 	}
 	if reasonMarkers[m] && !reasonFollows(s, i) {
+		return 0, false
+	}
+	if dashReasonMarkers[m] && !dashReasonFollows(s, i) {
 		return 0, false
 	}
 	return statusAt(s, i)
