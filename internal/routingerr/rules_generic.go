@@ -487,7 +487,16 @@ var shellSyntaxWords = []string{"unexpected eof while looking for matching", "sy
 	"unexpected end of string, quotes are not balanced"}
 
 var execNotFoundWords = []string{"executable file not found", ": command not found", "no such file or directory (cmd)",
-	"program not found", "is not recognized as an internal or external command", "不是内部或外部命令"}
+	"program not found", "is not recognized as an internal or external command", "不是内部或外部命令",
+	// Hosts that look the agent's CLI up before they spawn it and say so
+	// in their own words: claudian ("Claude CLI not found",
+	// src/providers/claude/execution/ClaudeExecutionRequestEncoder.ts at
+	// edd89f94; earlier "Claude CLI not found. Please install Claude Code
+	// CLI.") and the Python Agent SDK's CLINotFoundError ("Claude Code not
+	// found. Install with: …", "Claude Code not found at: <path>",
+	// _internal/transport/subprocess_cli.py at e8bde60; catalogue launchers
+	// claudian-claude-cli-not-found, agent-sdk-py-cli-not-found-*).
+	"cli not found", "claude code not found"}
 
 // usageLimitReached finds "usage limit" with "reached" at most a few words
 // after it on its line ("usage limit reached", "The usage limit has been

@@ -843,8 +843,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			{Phase: PhaseProcessStart, ExitStatus: "exit status 127"}, txt("sh: claude: command not found"),
 			txt("[acp::start_agent_process] Failed: vim/_system.lua:254: ENOENT: no such file or directory (cmd): 'claude-code-acp'"),
 			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"data":"program not found"}`},
-			txt("'codex-acp' is not recognized as an internal or external command,\noperable program or batch file.")},
+			txt("'codex-acp' is not recognized as an internal or external command,\noperable program or batch file."),
+			txt("Error: Claude CLI not found"), txt("CLINotFoundError: Claude Code not found at: /opt/claude")},
 		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"},
+			txt("session not found"), txt("the CLI found no changes"),
 			txt("ENOENT: no such file or directory (cwd): '/gone'")},
 	},
 	"exec.shared_library_missing.v1": {
