@@ -708,3 +708,14 @@ func TestHeldoutSixtyThird(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 63, "sixty-third held-out set")
 }
+
+// TestHeldoutSixtySixth measures testdata/heldout66: 38 real errors in the
+// hidden set's proportions (Claude Code, Codex, Gemini CLI / Qwen Code, ACP
+// hosts, provider APIs, network stacks) as orchestrators, wrappers, relays and
+// hosts around the agents paste them, from trackers other than the agents'
+// own and from threads no earlier set used, committed before the classifier
+// saw them (testdata/heldout66/README.md).
+func TestHeldoutSixtySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 66, "sixty-sixth held-out set")
+}
