@@ -709,6 +709,17 @@ func TestHeldoutSixtyThird(t *testing.T) {
 	measureLaterSet(t, 63, "sixty-third held-out set")
 }
 
+// TestHeldoutSixtyFourth measures testdata/heldout64: 30 real network and
+// transport failures under coding agents (undici/Node and Bun fetch errors,
+// Go net/http and x509, httpx/httpcore, reqwest, proxies, corporate TLS
+// interception, DNS), from any agent's tracker, from threads no earlier set
+// used, committed before the classifier saw them
+// (testdata/heldout64/README.md).
+func TestHeldoutSixtyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 64, "sixty-fourth held-out set")
+}
+
 // TestHeldoutSixtySixth measures testdata/heldout66: 38 real errors in the
 // hidden set's proportions (Claude Code, Codex, Gemini CLI / Qwen Code, ACP
 // hosts, provider APIs, network stacks) as orchestrators, wrappers, relays and
