@@ -895,9 +895,13 @@ func bareWord(low, w string) int {
 }
 
 // bareRest: only punctuation and an error label ("api error:", "typeerror:",
-// "error:", a JSON key) around the word.
+// "error:", a JSON key) around the word. JSON pasted through a rich-text
+// editor or an issue form may carry typographic quotes for ASCII double and
+// single quotes (U+201C/U+201D, U+2018/U+2019; see curlyQuoteAt): an ACP
+// error's data {“details”:“terminated”} is the same bare word as
+// {"details":"terminated"}.
 func bareRest(s string, before bool) bool {
-	s = strings.Trim(s, " \t\r[]{}\"'\\:,.")
+	s = strings.Trim(s, " \t\r[]{}\"'\\:,.“”‘’")
 	if s == "" {
 		return true
 	}

@@ -164,8 +164,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"node.terminated.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: 500, RPCMessage: "terminated"}, txt("TypeError: terminated"), txt(`{"details":"terminated"}`),
-			txt("API Error: 502 terminated")},
+			txt("API Error: 502 terminated"), txt("Data: {“details”:“terminated”}")},
 		neg: []Evidence{txt("the job terminated normally after 3 steps"), txt("process terminated by signal 9 while building"),
+			txt("the “worker” terminated"),
 			txt("HTTP 500 terminated"), txt("API Error: 500 worker terminated")},
 	},
 	"net.stream_cut.v1": {
