@@ -161,6 +161,32 @@ var genericRules = []rule{
 	{id: "exec.shared_library_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"error while loading shared libraries"}},
 
+	// The agent binary is there but is not one this host can run: the
+	// kernel refuses the exec with ENOEXEC (a binary for another CPU or OS,
+	// a script without its interpreter line) or, on macOS, EBADARCH. Each
+	// launcher passes the C library's text on: Rust's io::Error ("Exec
+	// format error (os error 8)", library/std/src/io/error.rs Display for an
+	// OS error: "{detail} (os error {code})"), Go's os/exec ("fork/exec
+	// <path>: exec format error", syscall ENOEXEC), Python's OSError
+	// ("[Errno 8] Exec format error: '<path>'"), macOS's "Bad CPU type in
+	// executable" (xnu bsd/sys/errno.h EBADARCH 86; catalogue launchers
+	// rust-spawn-enoexec, go-fork-exec-format-error,
+	// python-oserror-exec-format, macos-bad-cpu-type). Another install, not
+	// another try.
+	{id: "exec.format_error.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"exec format error", "bad cpu type in executable"}},
+
+	// A helper an agent runs that must find the agent's own process above it
+	// in the process tree, and did not: agent-kanban's `ak` ("Could not
+	// locate ${runtime} process in ancestry. ak must be invoked from inside
+	// a ${runtime} session.", saltbo/agent-kanban
+	// packages/cli/src/agent/leader.ts at 972673ae; catalogue launchers
+	// agent-kanban-runtime-not-in-ancestry). It was started outside the
+	// agent's session (a plain shell, a shim that breaks the walk); starting
+	// it the same way again finds the same tree.
+	{id: "exec.outside_agent_session.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"process in ancestry. ak must be invoked from inside"}},
+
 	// npm itself could not start the agent (ACP clients launch adapters
 	// with npx; JetBrains from its own runtime's cache): npm explains an
 	// ENOENT in its exit report with "This is related to npm not being able

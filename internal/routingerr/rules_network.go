@@ -329,6 +329,11 @@ var netExceptionWords = []string{
 	// CURLE_HTTP2, CURLE_SEND_ERROR, CURLE_COULDNT_RESOLVE_PROXY.
 	"timeout was reached", "ssl_error_syscall", "error in the http2 framing layer", "failed sending data to the peer",
 	"could not resolve proxy",
+	// curl's own text for Winsock's WSAECONNRESET (lib/strerror.c
+	// get_winsock_error: "Connection was reset"), which curl on Windows and
+	// curl_cffi print after the TLS library's handshake ("BoringSSL
+	// SSL_connect: Connection was reset in connection to …:443").
+	"connection was reset",
 	// Winsock's WSAECONNABORTED text (Go's "wsasend: …", .NET).
 	"established connection was aborted by the software in your host machine",
 	// gRPC core's channel that could reach no backend (grpc-go's

@@ -867,6 +867,15 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("npm error code ECONNRESET\nnpm error network This is a problem related to network connectivity."),
 			txt("ACP process exited unexpectedly. Exit code: 1.")},
 	},
+	"exec.format_error.v1": {
+		pos: []Evidence{txt("ERROR server::routes::task_attempts: Failed to start task attempt: Exec format error (os error 8)"),
+			txt("fork/exec /usr/local/bin/codex-acp: exec format error"), txt("Bad CPU type in executable (os error 86)")},
+		neg: []Evidence{txt("unsupported format: exec output was not JSON"), txt("error: bad CPU usage reported")},
+	},
+	"exec.outside_agent_session.v1": {
+		pos: []Evidence{txt("Error: Could not locate codex process in ancestry. ak must be invoked from inside a codex session.")},
+		neg: []Evidence{txt("walked the process ancestry of pid 4120"), txt("ak must be invoked with a task id")},
+	},
 	"exec.editor_binary_as_agent.v1": {
 		pos: []Evidence{txt("Failed to connect to agent: ACP process exited unexpectedly (exit code: 0, signal: null)\nCLI stderr: Warning: 'stdio' is not in the list of known options, but still passed to Electron/Chromium."),
 			{Phase: PhaseProcessStart, ExitStatus: "exit status 0", StderrTail: "Warning: 'acp' is not in the list of known options, but still passed to Electron/Chromium."}},
@@ -1173,8 +1182,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("400 tests passed"), txt(`{"id": 400 }`)},
 	},
 	"http.server_error.500.v1": {
-		pos: []Evidence{txt(`API Error: 500 {"type":"error","error":{"type":"api_error"}}`), status(500, "")},
-		neg: []Evidence{txt("500 ms later"), txt(`{"code":-32603}`)},
+		pos: []Evidence{txt(`API Error: 500 {"type":"error","error":{"type":"api_error"}}`), status(500, ""),
+			txt("[ERROR] [default] Unhandled status from server:,500,"), txt("unhandled status from server: 500 oops")},
+		neg: []Evidence{txt("500 ms later"), txt(`{"code":-32603}`), txt("unhandled status from server:,5000,")},
 	},
 	"http.unavailable.5xx.v1": {
 		pos: []Evidence{status(502, "<title>502 Bad Gateway</title>"), status(503, ""), txt("HTTP/1.1 504 Gateway Timeout")},
@@ -1447,7 +1457,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"net.exception_class.v1": {
 		pos: []Evidence{txt("java.net.UnknownHostException: api.openai.com"),
 			txt("java.net.ConnectException: Failed to connect to api.openai.com/104.18.6.192:443"),
-			txt("System.Net.Http.HttpRequestException: No connection could be made because the target machine actively refused it. (localhost:11434)")},
+			txt("System.Net.Http.HttpRequestException: No connection could be made because the target machine actively refused it. (localhost:11434)"),
+			txt("curl: (35) Schannel SSL_connect: Connection was reset in connection to api.anthropic.com:443")},
 		neg: []Evidence{txt("Failed to connect to MCP server 'github'"), txt("Failed to connect to the database: check DATABASE_URL"),
 			txt("the resolver answered for api.openai.com")},
 	},

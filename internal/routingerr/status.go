@@ -102,6 +102,17 @@ var statusMarkers = []string{
 	// prefixWithStatus): "[API 错误: {{message}}]", "[API 错误: {{message}}
 	// (状态: {{status}})]".
 	"api 错误: ", "(状态: ",
+	// GitHub Copilot's completions fetcher for a status it has no branch
+	// for (microsoft/vscode-copilot-chat
+	// src/extension/completions-core/vscode-node/lib/src/openai/fetch.ts at
+	// 0afc7acf, LiveOpenAIFetcher.handleError: logger.error(…, 'Unhandled
+	// status from server:', response.status, text) and the reason
+	// `unhandled status from server: ${status} ${text}`). Its language
+	// server's log, as copilot.vim and the JetBrains plugin show it, joins
+	// the logger's arguments with commas ("Unhandled status from
+	// server:,466,…", github/copilot.vim autoload/copilot/agent.vim), so the
+	// comma is the separator there.
+	"status from server:", "status from server:,",
 	// A status in square brackets: @google/generative-ai's fetch error
 	// ("Error fetching from <url>: [503 Service Unavailable] The model is
 	// overloaded.", "[503 ] …" when the status text is empty), and
