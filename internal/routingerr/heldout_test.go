@@ -720,6 +720,16 @@ func TestHeldoutSixtyFourth(t *testing.T) {
 	measureLaterSet(t, 64, "sixty-fourth held-out set")
 }
 
+// TestHeldoutSixtyFifth measures testdata/heldout65: 33 real Anthropic,
+// OpenAI, Gemini/Vertex and Bedrock errors as the VS Code and JetBrains agents
+// print them (cline, Roo Code, Kilo Code, Continue, Copilot Chat incl. BYOK,
+// Windsurf/Cascade, Augment), from threads no earlier set used, committed
+// before the classifier saw them (testdata/heldout65/README.md).
+func TestHeldoutSixtyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 65, "sixty-fifth held-out set")
+}
+
 // TestHeldoutSixtySixth measures testdata/heldout66: 38 real errors in the
 // hidden set's proportions (Claude Code, Codex, Gemini CLI / Qwen Code, ACP
 // hosts, provider APIs, network stacks) as orchestrators, wrappers, relays and
