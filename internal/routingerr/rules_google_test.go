@@ -45,6 +45,11 @@ func init() {
 			pos: []Evidence{txt("Quota exhausted: Your token-plan 1-week quota has been exhausted. The quota will reset at 07-27 09:25:00 UTC.")},
 			neg: []Evidence{txt("Quota exceeded for requests per minute; the window will reset at 12:01"), txt("the counter will reset at midnight")},
 		},
+		"genai_js.stream_cut.v1": {
+			pos: []Evidence{txt("Error: [GoogleGenerativeAI Error]: Failed to parse stream"), txt("[GoogleGenerativeAI Error]: Error reading from the stream")},
+			neg: []Evidence{txt("[GoogleGenerativeAI Error]: Request aborted when reading from the stream"), txt("Failed to parse stream options: unknown key"),
+				txt("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1beta/models/gemini-pro:generateContent: [400 Bad Request] API key not valid.")},
+		},
 		"genai.incomplete_json.v1": {
 			pos: []Evidence{txt("Incomplete JSON segment at the end")},
 			neg: []Evidence{txt("JSON segment complete"), txt("incomplete json")},

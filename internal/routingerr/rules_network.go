@@ -758,6 +758,17 @@ var transportLostRules = []rule{
 	// end" (Gemini CLI retries it as INCOMPLETE_JSON).
 	{id: "genai.incomplete_json.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
 		any: []string{"incomplete json segment"}},
+	// The same cut in the older @google/generative-ai (generative-ai-js
+	// src/requests/stream-reader.ts getResponseStream, at 8b14949a): the
+	// stream ended with text left that no "data: " line completed ("Failed
+	// to parse stream"), or reading the body rejected ("Error reading from
+	// the stream"), both as GoogleGenerativeAIError with its "[GoogleGenerativeAI
+	// Error]: " prefix (src/errors.ts). Roo Code and cline print it as is. An
+	// abort there is GoogleGenerativeAIAbortError ("Request aborted when
+	// reading from the stream"), not this (catalogue google-api
+	// genai-js-failed-to-parse-stream, genai-js-error-reading-stream).
+	{id: "genai_js.stream_cut.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"[googlegenerativeai error]: failed to parse stream", "[googlegenerativeai error]: error reading from the stream"}},
 	// opencode's idle timer on a provider stream (session/message-v2.ts: a
 	// TimeoutError becomes "Idle timeout: no data received from provider",
 	// retryable): the provider went quiet, a new request resumes.
