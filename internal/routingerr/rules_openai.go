@@ -455,6 +455,20 @@ var openaiRules = []rule{
 	// 'sk-'." (often a placeholder that was never substituted).
 	{id: "litellm.virtual_key_expected.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.9,
 		any: []string{"litellm virtual key expected"}},
+	// LiteLLM refuses to build the request for the provider:
+	// litellm.UnsupportedParamsError (a BadRequestError) for an OpenAI param
+	// the provider has no mapping for (utils.py get_optional_params: "<p>
+	// does not support parameters: {…}, for model=…. To drop these, set
+	// `litellm.drop_params=True` …"), or for a history with tool calls and
+	// no tools= (llms/anthropic/chat/transformation.py transform_request,
+	// llms/bedrock/chat/converse_transformation.py: "Anthropic doesn't
+	// support tool calling without `tools=` param specified. Pass `tools=`
+	// param OR set `litellm.modify_params = True` … to add dummy tool to the
+	// request."). The same request fails the same way until the client or
+	// the proxy's settings change (catalogue relays
+	// litellm-unsupportedparams-anthropic-tools, -bedrock-tools).
+	{id: "litellm.unsupported_params.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"unsupportedparamserror", "to add dummy tool to the request"}},
 	// Cloudflare's challenge page ("<title>Just a moment...</title>") in
 	// front of chatgpt.com: no client without a browser passes it, so
 	// replaying the request meets it again; a proxy, VPN or network is the

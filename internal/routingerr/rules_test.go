@@ -1553,6 +1553,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"error":{"code":"PermissionDenied","message":"Principal does not have access to API/Operation."}}`)},
 		neg: []Evidence{txt("principal access to the API was granted")},
 	},
+	"litellm.unsupported_params.v1": {
+		pos: []Evidence{txt("litellm.UnsupportedParamsError: bedrock does not support parameters: {'reasoning_effort': 'high'}, for model=us.amazon.nova-pro-v1:0. To drop these, set `litellm.drop_params=True` or for proxy:")},
+		neg: []Evidence{txt("litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call."), txt("unsupported params dropped: reasoning_effort"),
+			txt("add a dummy tool to the request if the provider needs one")},
+	},
 	"litellm.virtual_key_expected.v1": {
 		pos: []Evidence{txt("Authentication Error, LiteLLM Virtual Key expected. Received=${LM****KEY}, expected to start with 'sk-'.")},
 		neg: []Evidence{txt("LiteLLM virtual keys are expected to be rotated monthly")},
