@@ -740,3 +740,15 @@ func TestHeldoutSixtySixth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 66, "sixty-sixth held-out set")
 }
+
+// TestHeldoutSixtyEighth measures testdata/heldout68: 42 real errors that
+// pass through relays, gateways and proxies between an agent and its provider
+// (new-api/one-hub, sub2api, claude-relay-service, CLIProxyAPI,
+// claude-code-router, cc-switch, LiteLLM, Portkey, Cloudflare), often a
+// non-retryable inner error in a retryable-looking envelope, from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout68/README.md).
+func TestHeldoutSixtyEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 68, "sixty-eighth held-out set")
+}
