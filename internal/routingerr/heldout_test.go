@@ -741,6 +741,19 @@ func TestHeldoutSixtySixth(t *testing.T) {
 	measureLaterSet(t, 66, "sixty-sixth held-out set")
 }
 
+// TestHeldoutSixtySeventh measures testdata/heldout67: 38 real errors pasted
+// in non-English threads (Chinese, Korean, Portuguese, Spanish) of
+// coding agents' trackers, including the agents' localized UI strings (Trae,
+// CodeGeeX, CodeFlicker, Copilot's zh banners) and Chinese providers' own
+// messages and codes (Zhipu 1113, MiniMax 2013, DashScope
+// InternalError.Algo, Volcengine Ark, Moonshot, new-api), from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout67/README.md).
+func TestHeldoutSixtySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 67, "sixty-seventh held-out set")
+}
+
 // TestHeldoutSixtyEighth measures testdata/heldout68: 42 real errors that
 // pass through relays, gateways and proxies between an agent and its provider
 // (new-api/one-hub, sub2api, claude-relay-service, CLIProxyAPI,
