@@ -1373,6 +1373,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode")},
 		neg: []Evidence{txt("the free tier can only be used with small models"), txt("used from within OpenCode")},
 	},
+	"minimax.invalid_params.v1": {
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"bad_request_error","message":"invalid params, glyph definition format error (2013)","http_code":"400"}}`),
+			txt(`{"id":"","choices":null,"base_resp":{"status_code":2013,"status_msg":"invalid params"}}`),
+			txt("litellm.APIConnectionError: MinimaxException - invalid params (2013)")},
+		neg: []Evidence{txt("invalid params, unknown model 'abab5' (2013)"), txt("invalid params were fixed in 2013"),
+			txt("usage limit exceeded (2056)")},
+	},
 	"opencode.zen_subscription_quota.v1": {
 		pos: []Evidence{txt("Subscription quota exceeded. Retry in 2h 13m."), txt("Subscription quota exceeded. You can continue using free models.")},
 		neg: []Evidence{txt("subscription quota"), txt("quota exceeded for the subscription key")},
