@@ -1373,6 +1373,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode")},
 		neg: []Evidence{txt("the free tier can only be used with small models"), txt("used from within OpenCode")},
 	},
+	"opencode.go_missing_session.v1": {
+		pos: []Evidence{status(400, `{"type":"error","error":{"type":"MissingSessionID","message":"Error from provider (Console Go): Request is missing x-opencode-session and cannot be routed efficiently."}}`)},
+		neg: []Evidence{txt("set the x-opencode-session header per conversation"), txt("session id missing from the log line")},
+	},
 	"minimax.invalid_params.v1": {
 		pos: []Evidence{txt(`{"type":"error","error":{"type":"bad_request_error","message":"invalid params, glyph definition format error (2013)","http_code":"400"}}`),
 			txt(`{"id":"","choices":null,"base_resp":{"status_code":2013,"status_msg":"invalid params"}}`),

@@ -39,6 +39,14 @@ var toolRules = []rule{
 	// within OpenCode" (a call that is not OpenCode's own).
 	{id: "opencode.zen_free_tier_only.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		any: []string{"free tier can only be used from within opencode", "freetiererror"}},
+	// The OpenCode Go gateway (opencode.ai/zen/go) refuses a request without
+	// the x-opencode-session header with a 400 MissingSessionID: "Request is
+	// missing x-opencode-session and cannot be routed efficiently"
+	// (opencode.ai/docs/go/#where-can-i-use-it asks third-party clients for
+	// a stable session id per conversation). The client must be set up to
+	// send it; the same request is refused again.
+	{id: "opencode.go_missing_session.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"missing x-opencode-session", "missingsessionid"}},
 
 	// Roo Code's (and Kilo Code's) words for a provider's error status
 	// (webview-ui i18n chat.json apiRequest.errorMessage, shown in place of
