@@ -574,8 +574,13 @@ var anthropicRules = []rule{
 		any: []string{`"billing_error"`, `'billing_error'`}},
 	{id: "anthropic.api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"type":"api_error"`, `"type": "api_error"`}},
+	// The type also in brackets, as the OpenCode Zen / Go console relays an
+	// upstream error (zen/util/handler.ts: "Error from provider (<name>): "
+	// before the upstream's "Upstream request failed: [<type>] <message>"),
+	// like "[permission_error]" above. Catalogue opencode
+	// opencode-zen-upstream-invalid-request-bracket.
 	{id: "anthropic.invalid_request_error.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
-		any: []string{`"invalid_request_error"`}},
+		any: []string{`"invalid_request_error"`, "[invalid_request_error]"}},
 }
 
 var kw529Overloaded = newKW("529 overloaded")

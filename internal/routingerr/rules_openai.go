@@ -395,6 +395,23 @@ var openaiRules = []rule{
 	// channels do.
 	{id: "relay.no_channel.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"无可用渠道", "no available channel for model"}},
+	// A relay whose pool has no schedulable upstream account right now:
+	// sub2api's gateway_service.go selects among the group's schedulable
+	// accounts (rate-limited and overloaded ones excluded) and fails with
+	// "no available accounts" or "no available accounts supporting model:
+	// <m>", which gateway_handler.go sends as 503 (later 424) "No available
+	// accounts: " + err; claude-relay-service's unifiedClaudeScheduler.js
+	// throws "No available Claude accounts support the requested model: <m>"
+	// (or "… (neither official nor console)") after the same filtering, and
+	// routes/api.js answers 500 "Relay service error". Accounts come back
+	// when their limits lapse, so it is waited out like a 503; the envelope's
+	// status (424, 500) says nothing either way. sub2api's "No available
+	// accounts: this group only allows Claude Code clients" is a rule of the
+	// group, not a state of the pool, and does not match. Catalogue relays
+	// sub2api-no-available-accounts*, crs-no-claude-accounts-*.
+	{id: "relay.no_available_accounts.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.75,
+		any: []string{"no available accounts: no available accounts", "no available claude accounts support the requested model",
+			"no available claude accounts (neither official nor console)"}},
 	// "Project `proj_…` does not have access to model `gpt-4o`" is the
 	// same code's message for a project without the model.
 	{id: "openai.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,

@@ -1215,8 +1215,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("api_error")},
 	},
 	"anthropic.invalid_request_error.v1": {
-		pos: []Evidence{txt(`{"type":"error","error":{"type":"invalid_request_error","message":"messages: roles must alternate"}}`)},
-		neg: []Evidence{txt("invalid_request_error")},
+		pos: []Evidence{txt(`{"type":"error","error":{"type":"invalid_request_error","message":"messages: roles must alternate"}}`),
+			txt("Error from provider (Console Go): Upstream request failed: [invalid_request_error] Invalid value for 'tool_choice'.")},
+		neg: []Evidence{txt("invalid_request_error"), txt("Upstream request failed: [400] Provider returned error")},
 	},
 	"openai.server_error.v1": {
 		pos: []Evidence{{HTTPStatus: 200, Err: `event: response.failed` + "\n" + `data: {"response":{"error":{"code":"server_error"}}}`}},
@@ -1551,6 +1552,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"relay.upstream_idle_timeout.v1": {
 		pos: []Evidence{txt("Error: upstream response idle timeout after 5m0s: context deadline exceeded")},
 		neg: []Evidence{txt("idle timeout for upstream responses is 600s")},
+	},
+	"relay.no_available_accounts.v1": {
+		pos: []Evidence{status(424, `{"error":{"message":"No available accounts: no available accounts","type":"api_error"},"type":"error"}`),
+			status(500, `{"error":"Relay service error","message":"No available Claude accounts support the requested model: claude-sonnet-4-6"}`)},
+		neg: []Evidence{txt(`No available accounts: this group only allows Claude Code clients`),
+			txt("no available accounts found in the picker")},
 	},
 	"relay.no_channel.v1": {
 		pos: []Evidence{txt("当前分组 default 下对于模型 gpt-4o 无可用渠道 (request id: 2025)")},
