@@ -577,10 +577,11 @@ var anthropicRules = []rule{
 	// The type also in brackets, as the OpenCode Zen / Go console relays an
 	// upstream error (zen/util/handler.ts: "Error from provider (<name>): "
 	// before the upstream's "Upstream request failed: [<type>] <message>"),
-	// like "[permission_error]" above. Catalogue opencode
+	// like "[permission_error]" above; only after "request failed:", so a
+	// sentence that lists the type is not an error. Catalogue opencode
 	// opencode-zen-upstream-invalid-request-bracket.
 	{id: "anthropic.invalid_request_error.v1", band: bandGeneric, code: "invalid_request", class: ClassTerminal, conf: 0.7,
-		any: []string{`"invalid_request_error"`, "[invalid_request_error]"}},
+		any: []string{`"invalid_request_error"`, "request failed: [invalid_request_error]"}},
 }
 
 var kw529Overloaded = newKW("529 overloaded")

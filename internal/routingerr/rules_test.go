@@ -1217,7 +1217,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"anthropic.invalid_request_error.v1": {
 		pos: []Evidence{txt(`{"type":"error","error":{"type":"invalid_request_error","message":"messages: roles must alternate"}}`),
 			txt("Error from provider (Console Go): Upstream request failed: [invalid_request_error] Invalid value for 'tool_choice'.")},
-		neg: []Evidence{txt("invalid_request_error"), txt("Upstream request failed: [400] Provider returned error")},
+		neg: []Evidence{txt("invalid_request_error"), txt("Upstream request failed: [400] Provider returned error"),
+			txt("the docs list [invalid_request_error] among error types")},
 	},
 	"openai.server_error.v1": {
 		pos: []Evidence{{HTTPStatus: 200, Err: `event: response.failed` + "\n" + `data: {"response":{"error":{"code":"server_error"}}}`}},
