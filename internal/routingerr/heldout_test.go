@@ -765,3 +765,13 @@ func TestHeldoutSixtyEighth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 68, "sixty-eighth held-out set")
 }
+
+// TestHeldoutSeventieth measures testdata/heldout70: 21 real errors from
+// Claude Code and the tools around it run against Amazon Bedrock, Google
+// Vertex AI and Microsoft Foundry, and through gateways and proxies set as
+// ANTHROPIC_BASE_URL, from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout70/README.md).
+func TestHeldoutSeventieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 70, "seventieth held-out set")
+}
