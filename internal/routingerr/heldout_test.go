@@ -775,3 +775,13 @@ func TestHeldoutSeventieth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 70, "seventieth held-out set")
 }
+
+// TestHeldoutSeventyFirst measures testdata/heldout71: 23 real errors quoted
+// mostly in pull-request threads (fixes and reviews), mixed by emitter
+// (Claude Code and claude-agent-acp, Codex, Gemini CLI, other ACP hosts, raw
+// provider API errors, Go http2 errors), from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout71/README.md).
+func TestHeldoutSeventyFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 71, "seventy-first held-out set")
+}
