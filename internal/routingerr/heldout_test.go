@@ -766,6 +766,18 @@ func TestHeldoutSixtyEighth(t *testing.T) {
 	measureLaterSet(t, 68, "sixty-eighth held-out set")
 }
 
+// TestHeldoutSixtyNinth measures testdata/heldout69: 15 real retry and
+// progress lines that agents and their libraries print themselves (Claude
+// Code's stream-json api_retry event and "Retrying in 0 seconds…", Codex's
+// "Reconnecting... n/5", Copilot CLI's "Retrying...", SDK and app retry
+// logs) and the final errors printed when those loops give up, from threads
+// no earlier set used, committed before the classifier saw them
+// (testdata/heldout69/README.md).
+func TestHeldoutSixtyNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 69, "sixty-ninth held-out set")
+}
+
 // TestHeldoutSeventieth measures testdata/heldout70: 21 real errors from
 // Claude Code and the tools around it run against Amazon Bedrock, Google
 // Vertex AI and Microsoft Foundry, and through gateways and proxies set as
