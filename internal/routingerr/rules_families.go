@@ -598,6 +598,18 @@ func (s *scan) lastRetryNotice() (int, time.Duration) {
 				break
 			}
 		}
+		// bespokelabs curator's online request processor, logged only when
+		// a failed request goes back on its queue with attempts left
+		// (bespokelabsai/curator@26e49ac50850
+		// src/bespokelabs/curator/request_processor/base_online_request_processor.py
+		// handle_single_request_with_retries: "Adding request {id} to retry
+		// queue. Will retry in next available slot. Attempts remaining:
+		// {n}"; the last attempt's failure is "failed permanently after
+		// exhausting all 5 retry attempts" instead). No wait is named.
+		if strings.HasSuffix(low[:j], "to retry queue. will ") && strings.HasPrefix(rest, "in next available slot") {
+			best = j
+			break
+		}
 		if strings.HasSuffix(low[:j], "will ") && strings.HasPrefix(rest, "in ") {
 			if d, ok := delayAfter(rest, "in "); ok {
 				best, delay = j, d

@@ -33,6 +33,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Retrying LM query: attempt 1 (slept for 10.53s) due to RateLimitError: litellm.RateLimitError: rate limit"),
 			txt("Retrying task call_model after 0.73 seconds (attempt 1) after RateLimitError Error code: 429\nTraceback (most recent call last):\n  File \"x.py\", line 42, in run_with_retry\nopenai.RateLimitError: Error code: 429\nDuring task with name 'call_model' and id '3f2a'"),
 			txt("openai.RateLimitError: Error code: 429 - rate limit\nDEBUG:instructor:Retrying, attempt: 2"),
+			txt("WARNING - Request 7 failed with Exception Connection error., attempts left 3\nINFO - Adding request 7 to retry queue. Will retry in next available slot. Attempts remaining: 2"),
 			txt("DEBUG:aiohttp_retry:Retrying after response code: 429"), txt("DEBUG:aiohttp_retry:Attempt 2 out of 3"),
 			txt("Error: 429 Too Many Requests\nAttempt 2 failed. 4 retries left. 1 retries consumed."),
 			txt("info: System.ClientModel.Primitives.ClientRetryPolicy[10]\n      Request [5d8a3f0e] attempt number 2 took 01.3s"),
@@ -42,6 +43,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("2026-06-01T12:00:00.000000Z  WARN ironclaw_llm::retry: Retrying after transient error (tools) provider=gpt-5 attempt=1 max_retries=3 delay_ms=1200 error=Provider gpt-5 rejected the request: 400"),
 		},
 		neg: []Evidence{
+			txt("INFO - Adding request 7 to retry queue. Will retry in next available slot. Attempts remaining: 0\nERROR - Request 7 failed permanently after exhausting all 5 retry attempts. Errors: ['Connection error.']"),
+			txt("Reports are added to the retry queue. We will retry in the next maintenance window."),
 			txt(`API error (attempt 1/11): 404 {"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`),
 			txt("Retrying after rate limit · attempt 3/3 · 4s\nError code: 429 - rate limit exceeded"),
 			txt("Retrying LLM API call (attempt 3/3) after 4000ms delay. Error: 429\nLLM API call failed after 4 attempts. Last error: 429"),
