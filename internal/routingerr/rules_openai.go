@@ -520,6 +520,12 @@ var openaiRules = []rule{
 
 	{id: "codex.stream_disconnected.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.9,
 		any: []string{"stream disconnected before completion"}},
+	// codex-rs's own stream-cut messages without the "stream disconnected
+	// before completion: " Display prefix (CodexErr::Stream's payload, as a
+	// wrapper or relay that copies only the inner message prints it): the
+	// SSE or WebSocket stream ended before its response.completed event.
+	{id: "codex.stream_closed_before_completed.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
+		any: []string{"stream closed before response.completed", "closed by server before response.completed"}},
 
 	// {"type":"server_error"} bodies and Responses-API "response.failed"
 	// events with an error code of server_error.

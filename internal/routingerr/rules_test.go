@@ -12,6 +12,9 @@ func status(code int, s string) Evidence { return Evidence{HTTPStatus: code, Err
 // checked through the whole ordered table) and near misses it must not match
 // (negatives, checked against the rule alone).
 var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
+	"codex.stream_closed_before_completed.v1": {
+		pos: []Evidence{txt("stream closed before response.completed"), txt("Error: websocket closed by server before response.completed")},
+		neg: []Evidence{txt("stream closed after response.completed"), txt("response.completed arrived before the stream closed")}},
 	"agent.own_retry.v1": {
 		pos: []Evidence{txt("Attempt 2 failed with status 429. Retrying with backoff..."),
 			txt("⠋ This is taking a bit longer, we’re still on it. (esc to cancel, 2m 13s)"),
