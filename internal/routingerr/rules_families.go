@@ -911,43 +911,54 @@ func bareRetryNotice(s string) bool {
 
 // retryFields: s, the words after a log message's closing "retrying", is
 // its key=value fields (after an ellipsis or the message's closing quote),
-// and they count an attempt: attempt=N, and when it names one,
-// max_attempts=M (or max_retries=M) with N < M, so another attempt
-// follows. The wait, when a field states it (backoff=2s, delay=2s,
-// wait=2s), is the hint.
+// and they count an attempt that another follows: attempt=N with N <
+// max_attempts=M (the attempts in all), or N <= max_retries=M (the
+// retries after the first try), or no limit named. The wait, when a field
+// states it (backoff=2s, delay=2s, wait=2s, delay_ms=2000), is the hint.
 func retryFields(s string) (time.Duration, bool) {
 	s = strings.TrimLeft(s, ".…\"")
 	if !strings.HasPrefix(s, " ") {
 		return 0, false
 	}
-	attempt, limit := -1, -1
+	attempt, maxAttempts, maxRetries, fields := -1, -1, -1, 0
 	var wait time.Duration
 	for _, f := range strings.Fields(s) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || k == "" || v == "" {
 			// A field's value may hold a blank ("status=429 Too Many
-			// Requests"): words after the first field are part of one.
-			if attempt < 0 && limit < 0 {
+			// Requests"); a word before any field is prose.
+			if fields == 0 {
 				return 0, false
 			}
 			continue
 		}
+		fields++
+		n, j := leadingInt(v)
+		whole := j > 0 && j == len(v)
 		switch k {
 		case "attempt":
-			if n, j := leadingInt(v); j == len(v) {
+			if whole {
 				attempt = n
 			}
-		case "max_attempts", "max_retries":
-			if n, j := leadingInt(v); j == len(v) {
-				limit = n
+		case "max_attempts":
+			if whole {
+				maxAttempts = n
+			}
+		case "max_retries":
+			if whole {
+				maxRetries = n
 			}
 		case "backoff", "delay", "wait":
-			if d, n, ok := parseHumanDuration(v); ok && n == len(v) && d > 0 && d <= maxHint {
+			if d, m, ok := parseHumanDuration(v); ok && m == len(v) && d > 0 && d <= maxHint {
+				wait = d
+			}
+		case "delay_ms", "backoff_ms":
+			if d := time.Duration(n) * time.Millisecond; whole && d > 0 && d <= maxHint {
 				wait = d
 			}
 		}
 	}
-	if attempt < 1 || limit >= 0 && attempt >= limit {
+	if attempt < 1 || maxAttempts >= 0 && attempt >= maxAttempts || maxRetries >= 0 && attempt > maxRetries {
 		return 0, false
 	}
 	return wait, true

@@ -11,6 +11,10 @@ func init() {
 var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.retry_notice.v2": {
 		pos: []Evidence{
+			// A structured log's "retrying" and its fields (buzz-agent's
+			// tracing line; slog's msg="…, retrying" with max_retries).
+			txt("WARN buzz_agent::llm: llm: retryable status, retrying attempt=1 max_attempts=3 status=429 Too Many Requests"),
+			txt(`level=WARN msg="Request returned retryable status, retrying" attempt=3 max_retries=3 delay_ms=4000 status=503`),
 			txt("Retrying langchain_openai.chat_models.base._create_retry_decorator.<locals>._completion_with_retry in 8.0 seconds as it raised APIConnectionError: Connection error.."),
 			txt("⚠️  API call failed (attempt 2/3): APIConnectionError\n   📝 Error: Connection error."),
 			txt("Request failed with status 503, retrying (1/3)"), txt("retry 2/5 after error: connection reset by peer"),
@@ -43,6 +47,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("2026-06-01T12:00:00.000000Z  WARN ironclaw_llm::retry: Retrying after transient error (tools) provider=gpt-5 attempt=1 max_retries=3 delay_ms=1200 error=Provider gpt-5 rejected the request: 400"),
 		},
 		neg: []Evidence{
+			txt("WARN buzz_agent::llm: llm: retryable status, retrying attempt=3 max_attempts=3 status=503 Service Unavailable"),
+			txt("stopped retrying attempt=2 max_attempts=3"), txt("keep retrying when status=429 attempt=1"),
 			txt("INFO - Adding request 7 to retry queue. Will retry in next available slot. Attempts remaining: 0\nERROR - Request 7 failed permanently after exhausting all 5 retry attempts. Errors: ['Connection error.']"),
 			txt("Reports are added to the retry queue. We will retry in the next maintenance window."),
 			txt(`API error (attempt 1/11): 404 {"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`),
