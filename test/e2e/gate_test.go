@@ -15,9 +15,10 @@ import (
 )
 
 type gateInfo struct {
-	Key     string `json:"key"`
-	State   string `json:"state"`
-	Waiting int    `json:"waiting"`
+	Key        string `json:"key"`
+	State      string `json:"state"`
+	Waiting    int    `json:"waiting"`
+	ProbesSent int    `json:"probes_sent"`
 }
 
 type gateList struct {
@@ -33,6 +34,12 @@ func gateNote(state string) func(daemontest.Envelope) bool {
 		var body struct{ Gate gateInfo }
 		return json.Unmarshal(e.Payload, &body) == nil && body.Gate.State == state
 	}
+}
+
+// gateProbed matches an open gate that has sent a probe.
+func gateProbed(e daemontest.Envelope) bool {
+	var body struct{ Gate gateInfo }
+	return gateNote("open")(e) && json.Unmarshal(e.Payload, &body) == nil && body.Gate.ProbesSent > 0
 }
 
 // A wall of 529s shared by four sessions: the gate opens, probes, closes
@@ -62,6 +69,9 @@ func TestOverloadGateOverTheSocket(t *testing.T) {
 	require.Len(t, l.Gates, 1)
 	assert.Equal(t, "mock", l.Gates[0].Key)
 
+	// The wall falls only after a probe: else a session's own retry, due
+	// before the gate opened, may close it first and no probe is sent.
+	watch.WaitNote(30*time.Second, gateProbed)
 	require.NoError(t, mockagent.SetWall(wallDir, mockagent.Wall{Up: false}))
 	watch.WaitNote(30*time.Second, gateNote("closed"))
 	for _, s := range ss {
