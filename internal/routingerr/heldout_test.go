@@ -612,6 +612,16 @@ func TestHeldoutFiftyThird(t *testing.T) {
 	measureLaterSet(t, 53, "fifty-third held-out set")
 }
 
+// TestHeldoutFiftyFourth measures testdata/heldout54: 45 real errors from
+// agents outside the usual five (Continue, Copilot CLI, Warp, Kiro, aider,
+// goose and others) and their provider errors, from threads no earlier set
+// used, committed before the classifier saw them
+// (testdata/heldout54/README.md).
+func TestHeldoutFiftyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 54, "fifty-fourth held-out set")
+}
+
 // TestHeldoutFiftyFifth measures testdata/heldout55: 41 real errors from
 // providers other than Anthropic/OpenAI/Google (OpenRouter, DeepSeek,
 // Mistral, Groq, xAI, Together, Ollama local and cloud, LM Studio, vLLM,

@@ -75,6 +75,20 @@ var toolRules = []rule{
 	{id: "continue.local_server_down.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"connect to local ollama instance", "connect to local lemonade instance"}},
 
+	// Continue's hosted free-trial proxy caps each client's requests for
+	// good: continuedev/proxy-server main.py counts every request per IP,
+	// unique id or client in a table that never resets and answers a 429
+	// "Too many requests from this client (limit is N)" (earlier: "… from
+	// this IP address" / "… from this unique ID"), and one past its
+	// total cap "The Continue server cannot handle any more requests";
+	// the later hosted proxy says "You have exceeded the maximum number
+	// of requests for the free trial." A 429 that no wait lifts: the
+	// user brings their own key.
+	{id: "continue.free_trial_cap.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"requests for the free trial", "too many requests from this client (limit is",
+			"too many requests from this ip address (limit is", "too many requests from this unique id (limit is",
+			"continue server cannot handle any more requests"}},
+
 	// Zed's agent panel callout for a provider's overload or 5xx after its
 	// retries (agent_ui, ServerOverloaded: "{provider}'s servers are
 	// temporarily unavailable. Zed will retry automatically. If the problem
