@@ -1414,6 +1414,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Unable to connect to local Lemonade instance. Lemonade may not be installed or may not be running.")},
 		neg: []Evidence{txt("connect to local instance"), txt("Ollama instance is local")},
 	},
+	"continue.free_trial_cap.v1": {
+		pos: []Evidence{txt(`HTTP 429 Too Many Requests from https://proxy.example/stream_chat {"detail":"Too many requests from this client (limit is 1000)"}`),
+			txt("Error: You are out of requests for the free trial.")},
+		neg: []Evidence{txt("Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-02-01 have exceeded call rate limit of your current OpenAI S0 pricing tier. Please retry after 20 seconds."),
+			txt("429 Too many requests from this client, please retry in 2 seconds"), txt("start your free trial of Plus today")},
+	},
 	"jsonrpc.invalid_params_text.v1": {
 		pos: []Evidence{txt("[acp::handle_rpc_message] Error: {\n  code = -32602,\n  message = \"Invalid params\"\n}"),
 			txt("Error handling request { code: -32600, message: 'Invalid Request' }"), txt(`{"code": -32602,"message":"bad"}`)},
