@@ -421,6 +421,12 @@ func TestLeadingStatus(t *testing.T) {
 		{"[2026-06-01T12:00:00Z] 429 Too many", 0},
 		{"the 429 Too many", 0},
 		{"200 OK", 0},
+		{"HTTP 503: Inference is temporarily unavailable", 503},
+		{"HTTP 429 Too Many Requests from https://proxy.example/stream_chat", 429},
+		{"API Error 429", 429},
+		{"503: Service Unavailable", 0},
+		{"HTTP 500 files", 0},
+		{"HTTP 404:foo", 0},
 	} {
 		if got, _ := leadingStatus(tc.text); got != tc.want {
 			t.Errorf("leadingStatus(%q) = %d, want %d", tc.text, got, tc.want)

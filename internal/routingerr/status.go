@@ -381,9 +381,10 @@ func leadingStatus(raw string) (int, int) {
 		} else {
 			le += ls
 		}
-		if i := statusLead(raw, ls, le); i >= 0 {
+		if i, named := statusLead(raw, ls, le); i >= 0 {
 			if st, ok := statusAt(raw, i); ok && i+3 <= le {
-				if j := i + 3; j == le || raw[j] == '\r' || raw[j] == ' ' && j+1 < le && (statusFollow(raw[j+1]) || jsonStringFollows(raw[j+1:le])) || raw[j] == ' ' && j+1 == le {
+				if j := i + 3; j == le || raw[j] == '\r' || raw[j] == ' ' && j+1 < le && (statusFollow(raw[j+1]) || jsonStringFollows(raw[j+1:le])) || raw[j] == ' ' && j+1 == le ||
+					named && raw[j] == ':' && (j+1 == le || raw[j+1] == ' ') {
 					best, bestPos = st, i
 				}
 			}
@@ -395,15 +396,19 @@ func leadingStatus(raw string) (int, int) {
 
 // statusLead is where a status may start on the line raw[ls:le]: after
 // blanks, then at most one of the glyphs and prefixes agents put before an
-// error, then blanks; -1 when the line is too short to hold one.
-func statusLead(raw string, ls, le int) int {
+// error, then blanks; -1 when the line is too short to hold one. named
+// reports a lead that names the number a status ("HTTP 503: …"), after
+// which a colon may follow it too.
+func statusLead(raw string, ls, le int) (int, bool) {
 	i := ls
 	for i < le && (raw[i] == ' ' || raw[i] == '\t') {
 		i++
 	}
+	named := false
 	for _, p := range statusLeads {
 		if strings.HasPrefix(raw[i:le], p) || len(p) > 1 && len(raw[i:le]) >= len(p) && strings.EqualFold(raw[i:i+len(p)], p) {
 			i += len(p)
+			named = p == "http " || p == "api error "
 			break
 		}
 	}
@@ -411,12 +416,16 @@ func statusLead(raw string, ls, le int) int {
 		i++
 	}
 	if le-i < 3 || raw[i] < '4' || raw[i] > '5' {
-		return -1
+		return -1, false
 	}
-	return i
+	return i, named
 }
 
-var statusLeads = []string{"⎿", "✕ [", "✖ ", "✕ ", "(", "[", "error: ", "error "}
+// statusLeads: the glyphs and prefixes before a leading status. "HTTP " is
+// Continue's own (core/llm/index.ts: a non-ok response throws `HTTP
+// ${status} ${statusText} from ${url}` and the body) and opencode Go's
+// "HTTP 503: …"; "API Error " is the same status line without its colon.
+var statusLeads = []string{"⎿", "✕ [", "✖ ", "✕ ", "(", "[", "error: ", "error ", "http ", "api error "}
 
 // jsonStringFollows: s opens with a JSON string whose text starts with a
 // letter, as openai-node's makeMessage writes a body whose error is a bare
