@@ -843,6 +843,13 @@ var sharedRules = []rule{
 			// (the group's upstreams are saturated; catalogue relays.jsonl
 			// new-api-429-group-saturated).
 			"上游负载已饱和",
+			// OpenRouter's 429 for a model whose upstream is throttling
+			// ("<model> is temporarily rate-limited upstream. Please retry
+			// shortly, or add your own key to accumulate your rate limits:
+			// …", metadata.raw of "Provider returned error"), which
+			// clients pass on without its status or envelope (catalogue
+			// openrouter openrouter-429-rate-limited-upstream-raw).
+			"temporarily rate-limited upstream",
 			// CLIProxyAPI's 429 when every credential for the model is in
 			// its cooldown (sdk/cliproxy/auth/selector.go: {"error":{"code":
 			// "model_cooldown","message":"All credentials for model … are

@@ -155,8 +155,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.rate_limit_words.v1": {
 		pos: []Evidence{txt("429 Requests rate limit exceeded, please try again later. (throttling)"),
-			txt("RuntimeError: Scryfall rate limit persisted after 5 retries; download stopped at its checkpoint.")},
-		neg: []Evidence{txt("rate limits are configured per key"), txt("slowdown"), txt("the rate limit persisted settings are saved after restart")},
+			txt("RuntimeError: Scryfall rate limit persisted after 5 retries; download stopped at its checkpoint."),
+			txt("Error: moonshotai/kimi-k2.5 is temporarily rate-limited upstream.")},
+		neg: []Evidence{txt("rate limits are configured per key"), txt("slowdown"), txt("the rate limit persisted settings are saved after restart"),
+			txt("the upstream is rate-limited per key")},
 	},
 	"browser.fetch_failed.v1": {
 		pos: []Evidence{txt("TypeError: Failed to fetch"), txt("TypeError: Load failed"),
