@@ -924,6 +924,11 @@ func bareRest(s string, before bool) bool {
 	if !before {
 		return false
 	}
+	// A log line's header before the label: "<time> [ERROR][deepseek]
+	// Provider error: terminated" is the label and the word.
+	if j := strings.LastIndexByte(s, ']'); j >= 0 {
+		s = strings.TrimLeft(s[j+1:], " \t")
+	}
 	// The status a relay answered with between the label and the word, as
 	// @anthropic-ai/sdk puts a body's message after it (`${status}
 	// ${message}`): "API Error: 500 terminated" is undici's cut stream
