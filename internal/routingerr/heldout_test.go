@@ -807,3 +807,15 @@ func TestHeldoutSeventyFirst(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 71, "seventy-first held-out set")
 }
+
+// TestHeldoutSeventyFourth measures testdata/heldout74: 50 real wrapped
+// errors — the final cause inside an envelope (a process exit with its
+// stderr, ACP -32603 with data, MCP client and server errors, tool-schema
+// and tool-argument validation errors, wrappers that invite a retry) from
+// Claude Code, Codex, goose, Cline, opencode, Zed and other ACP hosts, from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout74/README.md).
+func TestHeldoutSeventyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 74, "seventy-fourth held-out set")
+}
