@@ -117,6 +117,39 @@ var acpRules = []rule{
 			}
 			return exitedBySignal(s.low)
 		}},
+	// An MCP client's McpError for a call to an MCP server (the TypeScript
+	// SDK, @modelcontextprotocol/sdk 1.30.0 src/types.ts: "MCP error
+	// ${code}: ${message}"; src/shared/protocol.ts raises -32001 "Request
+	// timed out" on its own per-request timer and -32000 "Connection
+	// closed" when the server goes away; a server's own failure arrives as
+	// -32603 or -326xx with its message). It is a tool's failure, not the
+	// model provider's: a timeout, a closed pipe or a 500 inside it is the
+	// MCP server's, and replaying the turn as if the provider were
+	// overloaded does not help. Unclassified, in the transient band so the
+	// transport and status readings of its message do not decide; a
+	// terminal or user reading (a bad tool argument, a schema the provider
+	// refused) still does, and so does a provider error the agent printed
+	// beside it (catalogue jsonrpc-acp mcp-sdk-*).
+	{id: "mcp.client_error.v1", band: bandTransient, code: "unknown", class: ClassUnclassified, conf: 0.5,
+		gate: []string{"mcp error -32"},
+		none: []string{"api error", "error when talking to", "generatecontent", `"type":"error"`, "unexpected status",
+			"stream disconnected", "overloaded_error", "rate_limit_error"},
+		check: "the MCP error code is a number",
+		match: func(s *scan) int {
+			i := strings.Index(s.low, "mcp error -32")
+			if i < 0 {
+				return -1
+			}
+			j := i + len("mcp error -32")
+			k := j
+			for k < len(s.low) && k < j+4 && s.low[k] >= '0' && s.low[k] <= '9' {
+				k++
+			}
+			if k == j || k >= len(s.low) || s.low[k] != ':' {
+				return -1
+			}
+			return i
+		}},
 	// claude-agent-acp's data.errorKind convention, used when the message
 	// itself says nothing more specific.
 	{id: "acp.error_kind_server.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,

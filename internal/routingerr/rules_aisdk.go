@@ -9,6 +9,38 @@ import "strings"
 // stay in the text ("AI_NoOutputGeneratedError: …"); a wrapped provider
 // error inside them decides first (these rules sit in late bands).
 var aisdkRules = []rule{
+	// AI_TypeValidationError ("Type validation failed: Value: <json>.\nError
+	// message: <zod issues>", packages/provider type-validation-error.ts) on a
+	// chunk that carries no error at all and fails the OpenAI-compatible
+	// chunk schema for want of "choices" (@ai-sdk/openai-compatible's
+	// createOpenAICompatibleChatChunkSchema is a union of a chunk with a
+	// choices array and the error schema, so zod reports both paths): the
+	// endpoint streams a shape this provider package does not read, e.g. a
+	// relay's own usage or billing record. The same endpoint sends it again
+	// on a replay; nothing says the provider failed. Unclassified, before
+	// aisdk.no_output.v1 reads every validation failure as a bad stream
+	// (catalogue opencode ai-sdk-type-validation-no-choices).
+	{id: "aisdk.chunk_without_choices.v1", band: bandGeneric, code: "unknown", class: ClassUnclassified, conf: 0.5,
+		gate:  []string{"type validation failed: value: "},
+		check: "the value has no error and the schema wanted choices",
+		match: func(s *scan) int {
+			i := strings.Index(s.low, "type validation failed: value: ")
+			if i < 0 {
+				return -1
+			}
+			e := strings.Index(s.low[i:], "error message:")
+			if e < 0 {
+				return -1
+			}
+			value, issues := s.low[i:i+e], s.low[i+e:]
+			if strings.Contains(value, `"error":`) || strings.Contains(value, `"error" :`) || strings.Contains(value, `"choices"`) {
+				return -1
+			}
+			if !strings.Contains(issues, `"path":["choices"]`) && !strings.Contains(issues, `"path": ["choices"]`) {
+				return -1
+			}
+			return i
+		}},
 	// A stream that ended without anything usable: no output or content, an
 	// empty body, a chunk that does not parse or validate, a tool the model
 	// made up, the Gateway's invalid or failed upstream response.

@@ -1024,6 +1024,19 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Error: Model has timed out in processing the request. Try your request again.")},
 		neg: []Evidence{txt("internal server"), txt("no unexpected error during processing")},
 	},
+	"aisdk.chunk_without_choices.v1": {
+		pos: []Evidence{txt("AI_TypeValidationError: Type validation failed: Value: {\"id\":\"usage-1\",\"usage\":{\"total_tokens\":5}}.\nError message: [{\"code\":\"invalid_union\",\"errors\":[[{\"expected\":\"array\",\"code\":\"invalid_type\",\"path\":[\"choices\"],\"message\":\"Invalid input: expected array, received undefined\"}],[{\"expected\":\"object\",\"code\":\"invalid_type\",\"path\":[\"error\"]}]],\"path\":[],\"message\":\"Invalid input\"}]")},
+		neg: []Evidence{txt("AI_TypeValidationError: Type validation failed: Value: {\"error\":{\"message\":\"upstream error\"}}. Error message: [{\"code\":\"invalid_type\",\"expected\":\"array\",\"received\":\"undefined\",\"path\":[\"choices\"],\"message\":\"Required\"}]"),
+			txt("AI_TypeValidationError: Type validation failed: Value: {\"choices\":[{\"delta\":1}]}. Error message: [{\"path\":[\"choices\",0,\"delta\"]}]"),
+			txt("AI_TypeValidationError: Type validation failed: Value: {}. Error message: [{\"path\":[\"filePath\"]}]")},
+	},
+	"mcp.client_error.v1": {
+		pos: []Evidence{txt("Error: MCP error -32001: Request timed out"), txt("McpError: MCP error -32000: Connection closed"),
+			txt(`Call tool failed: McpError: MCP error -32000: invoke app failed: request failed with status code: 502`),
+			txt(`{"error": "MCP error -32603: MCP error -32603: Error calling tool x: MCP error -32001: Request timed out "}`)},
+		neg: []Evidence{txt("MCP error handling: request timed out"), txt("mcp error -32 is not a code"),
+			txt("MCP error -32001: Request timed out\nAPI Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}")},
+	},
 	"acp.peer_disconnected.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"error":"peer disconnected before response"}`},
 			{Err: "peer disconnected before response"}},
