@@ -843,7 +843,12 @@ var transportLostRules = []rule{
 			// tokio-rustls-tls-handshake-eof), under hyper-rustls, reqwest and
 			// tokio-tungstenite: Codex's Responses WebSocket and HTTPS
 			// connects print it as "IO error: tls handshake eof".
-			"tls handshake eof"}},
+			"tls handshake eof",
+			// The AI SDK's APICallError around Bun's refused or failed
+			// connect (Bun: "Unable to connect. Is the computer able to
+			// access the url?", code ConnectionRefused), as opencode's
+			// session log prints its first sentence.
+			"apicallerror: unable to connect"}},
 }
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}

@@ -247,8 +247,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: Client network socket disconnected before secure TLS connection was established"),
 			txt("Connection failed: error sending request"),
 			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: Io, source: hyper::Error(Io, Kind(BrokenPipe)), connection: Unknown } })`),
-			txt("ERROR codex_api::endpoint::responses_websocket: failed to connect to websocket: IO error: tls handshake eof, url: wss://chatgpt.com/backend-api/codex/responses")},
+			txt("ERROR codex_api::endpoint::responses_websocket: failed to connect to websocket: IO error: tls handshake eof, url: wss://chatgpt.com/backend-api/codex/responses"),
+			txt(`ERROR service=session.processor error=Unable to connect stack="AI_APICallError: Unable to connect\n    at <anonymous>"`)},
 		neg: []Evidence{txt("socket connected"), txt("the operation succeeded"), txt("tls handshake complete"),
+			txt("Unable to connect to the database: check DATABASE_URL"),
 			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: User, source: InvalidUri(InvalidFormat), connection: Unknown } })`)},
 	},
 	"agent.session_ended.v1": {
