@@ -819,3 +819,14 @@ func TestHeldoutSeventyFourth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 74, "seventy-fourth held-out set")
 }
+
+// TestHeldoutSeventyFifth measures testdata/heldout75: 25 real errors from
+// 2025 Gemini CLI (0.1–0.10), Qwen Code (0.0.x) and opencode (0.x) threads —
+// daily quota and flash fallback notices, Code Assist login and eligibility
+// errors, 429/500/503 bodies, fetch and socket errors, the agents' own retry
+// lines — from threads no earlier set used, committed before the classifier
+// saw them (testdata/heldout75/README.md).
+func TestHeldoutSeventyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 75, "seventy-fifth held-out set")
+}
