@@ -90,7 +90,15 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// "wait_s":2.5,"error_type":"RateLimitError","status_code":429}}},
 	// MoonshotAI/kimi-cli src/kimi_cli/wire/types.py, Wire 1.10): the
 	// status is the failed attempt's, the event is the retry.
-	`"type":"stepretry"`, `"type": "stepretry"`}
+	`"type":"stepretry"`, `"type": "stepretry"`,
+	// Gemini CLI 0.1's start-up probe of its default model (packages/core/
+	// src/core/modelCheck.ts getEffectiveModel, logged again by
+	// packages/cli/src/gemini.tsx): on a 429 it prints "[INFO] Your
+	// configured model (gemini-2.5-pro) was temporarily unavailable.
+	// Switched to gemini-2.5-flash for this session." and carries on with
+	// the other model; "… currently unavailable. Switched to …" is the same
+	// notice.
+	"unavailable. switched to "}
 
 // toastDelayWords precede the delay in those toasts.
 var toastDelayWords = []string{"quick retry in ", "switching account in ", "server at capacity. waiting ", "⏳ waiting "}
@@ -138,6 +146,12 @@ var agentRules = []rule{
 				// your daily quota limit. Automatically switching from …"): the
 				// quota is the news, and replaying it only finds it again.
 				if k == "automatically switching from" && s.hasKW(kwDailyQuota) {
+					continue
+				}
+				// The model-switch notice names what it switched for ("… for
+				// this session."); not "Service Unavailable. Switched to the
+				// status page".
+				if j := i + len(k); k == "unavailable. switched to " && !strings.Contains(s.low[j:lineEnd(s.low, j)], "session") {
 					continue
 				}
 				// opencode's banner with its "[retrying in 12s attempt #3]"

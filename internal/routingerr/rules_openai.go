@@ -299,6 +299,31 @@ var openaiRules = []rule{
 	// "OPENAI_API_KEY is not set", "CODEX_API_KEY is not set".
 	{id: "openai.api_key_env_unset.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"api_key is not set"}},
+	// The Stainless-built Go SDKs' request with no base URL to send it to
+	// (openai/openai-go internal/requestconfig/requestconfig.go, since
+	// "fix(client): no panic on missing BaseURL": "requestconfig: base url
+	// is not set"), as the Go opencode printed it through its event loop;
+	// an OPENAI_BASE_URL "is not set" is the same missing setting. Every
+	// request fails until the configuration names one.
+	{id: "sdk.base_url_unset.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		gate:  baseURLUnsetWords,
+		check: "\"set\" ends its word (not \"settled\")",
+		match: func(s *scan) int {
+			for _, w := range baseURLUnsetWords {
+				for off := 0; ; {
+					i := strings.Index(s.low[off:], w)
+					if i < 0 {
+						break
+					}
+					i += off
+					if j := i + len(w); j >= len(s.low) || !isAlnum(s.low[j]) {
+						return i
+					}
+					off = i + len(w)
+				}
+			}
+			return -1
+		}},
 	// The SDKs' OAuth token exchange errors (openai-node OAuthError "OAuth2
 	// authentication error", openai-python "OAuth authentication error.").
 	{id: "openai.oauth_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
@@ -792,3 +817,6 @@ func codexRetriedStreamError(s *scan, i int, n, m string) bool {
 	}
 	return !saysFinal(after)
 }
+
+// baseURLUnsetWords: a client with no base URL configured.
+var baseURLUnsetWords = []string{"base url is not set", "base_url is not set"}

@@ -26,10 +26,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("anthropic-sdk: betaRefusalFallbackMiddleware: fast fallback request to claude-opus-4-6 was rejected (HTTP 429); retrying without `speed`"),
 			txt("13:02:11 - LiteLLM Router:INFO: fallback_event_handlers.py:128 - Falling back to model_group = gpt-4o"),
 			txt("2026-06-01 12:00:00 [warning  ] stamina.retry_scheduled        callable='openai.resources.chat.completions.Completions.create' retry_num=1 wait_for=0.84 waited_so_far=0.0"),
-			txt(`{"jsonrpc": "2.0", "method": "event", "params": {"type": "StepRetry", "payload": {"n": 1, "next_attempt": 2, "max_attempts": 3, "wait_s": 2.5, "error_type": "RateLimitError", "status_code": 429}}}`)},
+			txt(`{"jsonrpc": "2.0", "method": "event", "params": {"type": "StepRetry", "payload": {"n": 1, "next_attempt": 2, "max_attempts": 3, "wait_s": 2.5, "error_type": "RateLimitError", "status_code": 429}}}`),
+			txt("[INFO] Your configured model (gemini-2.5-pro) was temporarily unavailable. Switched to gemini-2.5-flash for this session.")},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
 			txt("The request failed; retrying is pointless until the key is fixed"),
+			txt("503 Service Unavailable. Switched to the status page for updates."),
 			txt("Attempt 1 failed. Retrying with backoff...\nError: quota exhausted"),
 			{HasRPCError: true, RPCCode: 429, RPCMessage: "You have exhausted your daily quota on this model.", StderrTail: "Attempt 1 failed with status 429. Retrying with backoff..."},
 			txt("The server kept failing; retrying without success for an hour"), txt("Request failed; retrying without luck"),
@@ -1681,6 +1683,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"openai.api_key_env_unset.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `"CODEX_API_KEY is not set"`}},
 		neg: []Evidence{txt("OPENAI_API_KEY is set"), txt("api key is not settled")},
+	},
+	"sdk.base_url_unset.v1": {
+		pos: []Evidence{txt("requestconfig: base url is not set"),
+			txt("Error: Failed to process events: request config: base url is not set"), txt("OPENAI_BASE_URL is not set")},
+		neg: []Evidence{txt("base url is set to https://api.openai.com/v1"), txt("OPENAI_BASE_URL is not settled yet")},
 	},
 	"openai.oauth_error.v1": {
 		pos: []Evidence{txt("401 OAuth2 authentication error")},
