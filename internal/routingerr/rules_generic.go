@@ -187,6 +187,24 @@ var genericRules = []rule{
 	{id: "exec.outside_agent_session.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"process in ancestry. ak must be invoked from inside"}},
 
+	// A GitHub Actions job that runs an agent (claude-code-action) asked for
+	// the job's OIDC token and the runner gave it no endpoint: @actions/core's
+	// getIDToken throws "Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env
+	// variable" (or "…_REQUEST_TOKEN env variable") when the workflow lacks
+	// `permissions: id-token: write` (npm:@actions/core@1.11.1
+	// lib/oidc-utils.js), and claude-code-action wraps it as "Could not fetch
+	// an OIDC token. Did you remember to add `id-token: write` to your
+	// workflow permissions?" (anthropics/claude-code-action
+	// src/github/token.ts getOidcToken). The runner sets those variables per
+	// job from the workflow's permissions, so every attempt of the run gets
+	// the same answer (claude-code-action retries three times, then fails);
+	// the workflow file must change. Catalogue launchers
+	// actions-core-oidc-request-url-unset, actions-core-oidc-request-token-unset,
+	// claude-code-action-oidc-fetch-failed.
+	{id: "github_actions.oidc_token_unavailable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"unable to get actions_id_token_request_url env variable", "unable to get actions_id_token_request_token env variable",
+			"could not fetch an oidc token. did you remember to add `id-token: write`"}},
+
 	// npm itself could not start the agent (ACP clients launch adapters
 	// with npx; JetBrains from its own runtime's cache): npm explains an
 	// ENOENT in its exit report with "This is related to npm not being able

@@ -1584,6 +1584,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: upstream response idle timeout after 5m0s: context deadline exceeded")},
 		neg: []Evidence{txt("idle timeout for upstream responses is 600s")},
 	},
+	"github_actions.oidc_token_unavailable.v1": {
+		pos: []Evidence{txt("error: Error message: Unable to get ACTIONS_ID_TOKEN_REQUEST_TOKEN env variable"),
+			txt("Attempt 3 failed: Could not fetch an OIDC token. Did you remember to add `id-token: write` to your workflow permissions?")},
+		neg: []Evidence{txt("ACTIONS_ID_TOKEN_REQUEST_URL env variable is set by the runner"),
+			txt("Could not fetch an OIDC token from the identity provider: connection reset")},
+	},
 	"relay.no_available_accounts.v1": {
 		pos: []Evidence{status(424, `{"error":{"message":"No available accounts: no available accounts","type":"api_error"},"type":"error"}`),
 			status(500, `{"error":"Relay service error","message":"No available Claude accounts support the requested model: claude-sonnet-4-6"}`)},
