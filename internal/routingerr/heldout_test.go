@@ -808,17 +808,6 @@ func TestHeldoutSeventyFirst(t *testing.T) {
 	measureLaterSet(t, 71, "seventy-first held-out set")
 }
 
-// TestHeldoutSeventySecond measures testdata/heldout72: 29 real errors from
-// Claude Code threads of 2025 (CLI 0.2.x–2.0.x, claude-code-action, and tools
-// wrapping Claude Code): API Error lines, usage limits, auth/OAuth and OIDC,
-// network stacks, context and output limits, from threads no earlier set
-// used, committed before the classifier saw them
-// (testdata/heldout72/README.md).
-func TestHeldoutSeventySecond(t *testing.T) {
-	t.Parallel()
-	measureLaterSet(t, 72, "seventy-second held-out set")
-}
-
 // TestHeldoutSeventyFourth measures testdata/heldout74: 50 real wrapped
 // errors — the final cause inside an envelope (a process exit with its
 // stderr, ACP -32603 with data, MCP client and server errors, tool-schema
