@@ -808,6 +808,17 @@ func TestHeldoutSeventyFirst(t *testing.T) {
 	measureLaterSet(t, 71, "seventy-first held-out set")
 }
 
+// TestHeldoutSeventyThird measures testdata/heldout73: 29 real errors from
+// Codex as it was in 2025 (the TypeScript CLI's "OpenAI rejected the
+// request" and network lines, the Rust CLI's stream-error retry lines,
+// unexpected-status 400s, plan, login and sandbox errors, and tools wrapping
+// it), from threads no earlier set used, committed before the classifier saw
+// them (testdata/heldout73/README.md).
+func TestHeldoutSeventyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 73, "seventy-third held-out set")
+}
+
 // TestHeldoutSeventyFourth measures testdata/heldout74: 50 real wrapped
 // errors — the final cause inside an envelope (a process exit with its
 // stderr, ACP -32603 with data, MCP client and server errors, tool-schema
