@@ -274,6 +274,15 @@ var openaiRules = []rule{
 	// claim.", its Bedrock provider's "No AWS credentials found. …".
 	{id: "codex.credentials.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"credential expired", "login is restricted to a specific workspace", "no aws credentials found"}},
+	// codex-rs's ChatGPT login without its tokens (login/src/auth/manager.rs
+	// get_token_data and persist_tokens: "Token data is not available."):
+	// auth.json holds no ChatGPT tokens or was never refreshed, so every
+	// request fails the same way until `codex login` runs again. Wrappers
+	// relay it as they are ("stream error: Token data is not available",
+	// CodexMCP's "error: 'Token data is not available.'"). Catalogue codex
+	// codex-rs-token-data-unavailable.
+	{id: "codex.token_data_unavailable.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		any: []string{"token data is not available"}, none: []string{"per-message token data", "usage token data"}},
 	// OpenAI's 401 for a key or member without the role or scope
 	// ("You have insufficient permissions for this operation. Missing
 	// scopes: api.responses.write. Check that you have the correct role …"):
@@ -335,6 +344,21 @@ var openaiRules = []rule{
 	// until the setup changes, so not the connection error it opens with.
 	{id: "openai.undici_dispatcher.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"passing an undici dispatcher", "incompatible with the fetch implementation"}},
+
+	// The TypeScript Codex CLI's system notices when a request fails on the
+	// wire (@openai/codex 0.1.2505172129 codex-cli/src/utils/agent/
+	// agent-loop.ts): "⚠️  Network error while contacting OpenAI. Please
+	// check your connection and try again." after its own retries for a
+	// timeout, a connection error or a 5xx (and for errno codes, a status
+	// >= 500 or a network/socket/stream message), and "⚠️  Connection closed
+	// prematurely while waiting for the model. Please try again." for
+	// ERR_STREAM_PREMATURE_CLOSE. The turn ended on a blip; the same words
+	// for another provider ("Network error while contacting Anthropic") mean
+	// the same. Catalogue codex codex-ts-network-error, codex-ts-premature-close.
+	{id: "codex.ts_network_notice.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
+		any: []string{"network error while contacting "}},
+	{id: "codex.ts_premature_close.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"connection closed prematurely while waiting for the model"}},
 
 	// codex-rs UsageLimitReachedError for a workspace spend cap
 	// (WorkspaceOwnerUsageLimitReached / WorkspaceMemberUsageLimitReached):

@@ -1727,6 +1727,19 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Your ChatGPT credential expired. Reopen Codex to reconnect.")},
 		neg: []Evidence{txt("credential refreshed"), txt("AWS credentials found")},
 	},
+	"codex.token_data_unavailable.v1": {
+		pos: []Evidence{txt("Token data is not available."), txt("codex error: stream error: Token data is not available")},
+		neg: []Evidence{txt("Detailed per-message token data is not available in the current build."), txt("token data is available")},
+	},
+	"codex.ts_network_notice.v1": {
+		pos: []Evidence{txt("⚠️  Network error while contacting OpenAI. Please check your connection and try again."),
+			txt("Network error while contacting OpenAI OAuth endpoint.")},
+		neg: []Evidence{txt("network errors while contacting OpenAI are retried"), txt("the network was slow while contacting OpenAI")},
+	},
+	"codex.ts_premature_close.v1": {
+		pos: []Evidence{txt("⚠️  Connection closed prematurely while waiting for the model. Please try again.")},
+		neg: []Evidence{txt("connection closed after the model finished"), txt("waiting for the model")},
+	},
 	"openai.insufficient_permissions.v1": {
 		pos: []Evidence{status(401, "You have insufficient permissions for this operation. Missing scopes: api.model.read.")},
 		neg: []Evidence{txt("permissions for this operation are sufficient"), txt("no scopes missing")},
