@@ -246,11 +246,20 @@ var openaiRules = []rule{
 			return bareLine(s.low, "budget reached")
 		}},
 	// Codex's login and sandbox setup: "Not signed in. Please run 'codex
-	// login' …", "codex-linux-sandbox was required but not provided".
+	// login' …", "codex-linux-sandbox was required but not provided". Its
+	// Linux sandbox that this kernel or container cannot set up: the
+	// codex-linux-sandbox helper panics with "error running landlock: {e:?}"
+	// (codex-rs linux-sandbox/src/linux_run_main.rs: Sandbox(LandlockRestrict),
+	// Io(Os { … PermissionDenied … })), and CodexErr::Sandbox shows
+	// SandboxErr::LandlockRestrict as "sandbox error: Landlock was not able
+	// to fully enforce all sandbox rules" (core/src/error.rs). Every command
+	// fails the same way until the kernel, the container or sandbox_mode
+	// changes. Catalogue codex codex-rs-landlock-*.
 	{id: "codex.not_signed_in.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"run 'codex login'", "run `codex login`"}},
 	{id: "codex.sandbox_setup.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		any: []string{"codex-linux-sandbox was required"}},
+		any: []string{"codex-linux-sandbox was required", "error running landlock",
+			"landlock was not able to fully enforce all sandbox rules"}},
 	// codex-rs's session storage at start (session_rollout_init_error.rs,
 	// as CodexErr::Fatal): "Codex cannot access session files at … (permission
 	// denied). … fix ownership: sudo chown …", "Session storage missing at

@@ -1683,8 +1683,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Signed in. Run codex login to switch accounts.")},
 	},
 	"codex.sandbox_setup.v1": {
-		pos: []Evidence{txt("codex-linux-sandbox was required but not provided")},
-		neg: []Evidence{txt("codex-linux-sandbox was provided")},
+		pos: []Evidence{txt("codex-linux-sandbox was required but not provided"),
+			txt(`error running landlock: Io(Os { code: 1, kind: PermissionDenied, message: "Operation not permitted" })`),
+			txt("sandbox error: Landlock was not able to fully enforce all sandbox rules")},
+		neg: []Evidence{txt("codex-linux-sandbox was provided"), txt("landlock is running; all sandbox rules enforced")},
 	},
 	"openai.api_key_env_unset.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `"CODEX_API_KEY is not set"`}},
