@@ -83,6 +83,9 @@ func classifyText(ev *Evidence, now time.Time, trace *[]RuleTrace) Classificatio
 			pos := r.eval(s)
 			*trace = append(*trace, RuleTrace{RuleID: r.id, Matched: pos >= 0})
 			if pos >= 0 {
+				if r.band == bandTransport {
+					r, pos = s.innerStop(r, pos, i, nil, trace)
+				}
 				c := s.result(r, pos)
 				c.Model = s.modelOf()
 				return c
@@ -93,9 +96,13 @@ func classifyText(ev *Evidence, now time.Time, trace *[]RuleTrace) Classificatio
 		cand := s.candidates()
 		for w, word := range cand {
 			for word != 0 {
-				r := &ruleTable[w<<6|mbits.TrailingZeros64(word)]
+				i := w<<6 | mbits.TrailingZeros64(word)
+				r := &ruleTable[i]
 				word &= word - 1
 				if pos := r.eval(s); pos >= 0 {
+					if r.band == bandTransport {
+						r, pos = s.innerStop(r, pos, i, &cand, nil)
+					}
 					c := s.result(r, pos)
 					c.Model = s.modelOf()
 					return c
@@ -111,6 +118,35 @@ func classifyText(ev *Evidence, now time.Time, trace *[]RuleTrace) Classificatio
 		ResumeSafe: false,
 		Model:      s.modelOf(),
 	}
+}
+
+// innerStop: a transport failure whose text goes on to name a cause that
+// no replay fixes is that cause's envelope. Codex's "stream disconnected
+// before completion: <message>" carries a response.failed event's own
+// message (a 400 a relay put in the stream, a plan or key refusal), and a
+// stderr tail that lost a fetch goes on to its final error. So after a
+// transport rule at pos, a later rule (status, provider error type) that
+// matches further on in the text and stops (terminal, user_action,
+// wait_for_reset) decides; a transient one does not replace the transport
+// reading. cand, when set, limits the rules tried to the candidates; the
+// trace gains the rule that decides instead.
+func (s *scan) innerStop(r *rule, pos, i int, cand *ruleSet, trace *[]RuleTrace) (*rule, int) {
+	for j := i + 1; j < len(ruleTable); j++ {
+		if cand != nil && cand[j>>6]&(1<<(j&63)) == 0 {
+			continue
+		}
+		q := &ruleTable[j]
+		if q.band <= bandTransport || q.class != ClassTerminal && q.class != ClassUserAction && q.class != ClassWaitForReset {
+			continue
+		}
+		if p := q.eval(s); p > pos {
+			if trace != nil {
+				*trace = append(*trace, RuleTrace{RuleID: q.id, Matched: true})
+			}
+			return q, p
+		}
+	}
+	return r, pos
 }
 
 // scan is one classification in progress: the evidence text joined once and

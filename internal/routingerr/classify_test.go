@@ -399,6 +399,31 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// TestTransportEnvelope: a transport failure whose text goes on to a cause
+// no replay fixes is that cause's envelope; a later transient cause, or a
+// stop before the transport failure, leaves the transport reading.
+func TestTransportEnvelope(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text  string
+		class Class
+	}{
+		{`stream disconnected before completion: unexpected status 400 Bad Request: {"error":{"type":"invalid_request_error","message":"bad"}}`, ClassTerminal},
+		{"TypeError: fetch failed\nAPI Error: 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\"}}", ClassUserAction},
+		{"stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)", ClassTransient},
+		{"stream disconnected before completion: 503 Service Unavailable", ClassTransient},
+		{"API Error: 401 earlier\nTypeError: fetch failed", ClassTransient},
+	} {
+		if c := Classify(Evidence{Err: tc.text}, testNow); c.Class != tc.class {
+			t.Errorf("%q: %s (%s), want %s", tc.text, c.Class, c.RuleID, tc.class)
+		}
+	}
+	_, x := Explain(Evidence{Err: "TypeError: fetch failed\nAPI Error: 401 {}"}, testNow)
+	if !strings.Contains(x.Why, "envelope") {
+		t.Errorf("explanation %q does not name the envelope", x.Why)
+	}
+}
+
 // TestLeadingStatus: the SDKs' `${status} ${message}` at the start of a line
 // is a status; a number that starts prose or a log line is not.
 func TestLeadingStatus(t *testing.T) {

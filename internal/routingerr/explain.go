@@ -55,8 +55,16 @@ func Explain(ev Evidence, now time.Time) (Classification, Explanation) {
 		r := &ruleTable[i]
 		pos := r.eval(s)
 		if pos >= 0 {
+			envelope := ""
+			if r.band == bandTransport {
+				if q, qpos := s.innerStop(r, pos, i, nil, nil); q != r {
+					envelope = "; it follows the transport failure " + r.id + " matched, so it is the cause inside that envelope"
+					r, pos = q, qpos
+				}
+			}
 			x.Band = bandNames[r.band]
 			x.Why, x.Span = r.describeMatch(s, pos)
+			x.Why += envelope
 			if x.Span != nil {
 				x.Matched = Sanitize(s.raw[x.Span[0]:x.Span[1]])
 			}

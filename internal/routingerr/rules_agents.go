@@ -560,7 +560,10 @@ var quotaRules = []rule{
 	// backoff"); never when the text points at billing.
 	{id: "quota.try_again.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.7,
 		gate: []string{"quota exceeded", "exceeded your current quota", "quota metric"}, any: []string{"try again later", "with backoff", "please retry"},
-		none: []string{"check your plan and billing", "insufficient_quota", "billing", "credit"}},
+		// goose's boilerplate under every failed request ("Please retry if
+		// you think this is a transient or recoverable error.") is no
+		// provider's hint: the quota's own words decide.
+		none: []string{"check your plan and billing", "insufficient_quota", "billing", "credit", "please retry if you think this is a transient"}},
 	// Model capacity (Code Assist MODEL_CAPACITY_EXHAUSTED, "No capacity
 	// available"): the model is busy, not the account.
 	{id: "google.model_capacity.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,

@@ -296,7 +296,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"quota.try_again.v1": {
 		pos: []Evidence{txt("Online prediction request quota exceeded for anthropic-claude-sonnet-4. Please try again later with backoff.")},
-		neg: []Evidence{txt("Quota exceeded. Check your plan and billing details. Try again later."), txt("please try again later")},
+		neg: []Evidence{txt("Quota exceeded. Check your plan and billing details. Try again later."), txt("please try again later"),
+			txt("Request failed: Quota exceeded for quota metric 'Gemini 2.5 Pro Requests'\nPlease retry if you think this is a transient or recoverable error.")},
 	},
 	"cli.limit_resets.v1": {
 		pos: []Evidence{txt("5-hour limit reached ∙ resets 3pm (Europe/Paris)")},
