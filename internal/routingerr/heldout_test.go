@@ -841,3 +841,14 @@ func TestHeldoutSeventyFifth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 75, "seventy-fifth held-out set")
 }
+
+// TestHeldoutSeventySixth measures testdata/heldout76: 39 real errors from
+// the trackers of hosts and extensions other than the five agents' own
+// (Zed, avante.nvim, Cline, Roo Code, Continue, goose, VS Code Copilot Chat
+// and Copilot CLI): provider errors, usage and quota messages with waits,
+// the hosts' own retry lines and network errors, from threads no earlier set
+// used, committed before the classifier saw them (testdata/heldout76/README.md).
+func TestHeldoutSeventySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 76, "seventy-sixth held-out set")
+}
