@@ -193,6 +193,12 @@ var anthropicRules = []rule{
 		any: []string{"tool use concurrency", "run /rewind"}},
 	{id: "anthropic.tool_result_mismatch.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"ids were found without `tool_result`", "ids were found without tool_result",
+			// The same check with the names in single quotes, as Bedrock's
+			// Anthropic models and clients that reword the backticks print it
+			// ("'tool_use' ids were found without 'tool_result' blocks",
+			// Claude Code's CHANGELOG 2.0.0; catalogue anthropic-api
+			// anthropic-tool-use-without-result-single-quoted).
+			"ids were found without 'tool_result'",
 			"unexpected `tool_use_id`", "unexpected tool_use_id",
 			// "`tool_use` ids must be unique", which Claude Code 2.1.112 shows
 			// as "API Error: 400 duplicate tool_use ID in conversation
@@ -470,6 +476,18 @@ var anthropicRules = []rule{
 	// has none. Catalogue anthropic-api anthropic-body-field-type-*.
 	{id: "anthropic.body_field_type.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
 		any: []string{": input should be a valid "}},
+	// The same body validation for a string field's constraints, field path
+	// first and pydantic's wording after it (pydantic-core's
+	// string_pattern_mismatch "String should match pattern '<re>'",
+	// string_too_long "String should have at most N characters",
+	// string_too_short "… at least N characters"; docs.pydantic.dev
+	// errors/validation_errors), as the Messages API reports a tool name it
+	// will not take: "tools.0.name: String should have at most 64
+	// characters". A client that sends the same tools is refused again. The
+	// path's colon is required, as above. Catalogue anthropic-api
+	// anthropic-body-field-string-*.
+	{id: "anthropic.body_field_string.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{": string should match pattern '", ": string should have at most ", ": string should have at least "}},
 	// Extended thinking refuses a sampling temperature other than the
 	// default: "`temperature` may only be set to 1 when thinking is
 	// enabled. Please consult our documentation at …extended-thinking
@@ -481,8 +499,13 @@ var anthropicRules = []rule{
 	{id: "anthropic.thinking_temperature.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"may only be set to 1 when thinking is enabled"}},
 
+	// The type as JSON, and as a Lua table where a Neovim client decodes the
+	// error event and prints it with vim.inspect (avante.nvim: the Claude
+	// provider's on_stop error = vim.json.decode(data_stream), the sidebar's
+	// "Error: " .. vim.inspect(error), giving `type = "overloaded_error"`;
+	// catalogue anthropic-api anthropic-overloaded-lua-inspect).
 	{id: "anthropic.overloaded_error.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.95,
-		any: []string{`"type":"overloaded_error"`, `"type": "overloaded_error"`}},
+		any: []string{`"type":"overloaded_error"`, `"type": "overloaded_error"`, `type = "overloaded_error"`}},
 	{id: "anthropic.overloaded.529.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.9,
 		match: func(s *scan) int {
 			if st, pos := s.httpStatus(); st == 529 {
@@ -505,7 +528,7 @@ var anthropicRules = []rule{
 	// RequestTimeoutError / GatewayTimeoutError carry it).
 	// After the status band, so a 504 still reads as the gateway's.
 	{id: "anthropic.timeout_error.v1", band: bandGeneric, code: "network", class: ClassTransient, conf: 0.85,
-		any: []string{`"type":"timeout_error"`, `"type": "timeout_error"`}},
+		any: []string{`"type":"timeout_error"`, `"type": "timeout_error"`, `type = "timeout_error"`}},
 	// @anthropic-ai/sdk's MessageStream when the stream ends early ("stream
 	// ended without producing a Message with role=assistant", "request
 	// ended without sending any chunks"): the connection, not the request.
@@ -573,7 +596,7 @@ var anthropicRules = []rule{
 	{id: "anthropic.billing_error.v1", band: bandGeneric, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{`"billing_error"`, `'billing_error'`}},
 	{id: "anthropic.api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
-		any: []string{`"type":"api_error"`, `"type": "api_error"`}},
+		any: []string{`"type":"api_error"`, `"type": "api_error"`, `type = "api_error"`}},
 	// The type also in brackets, as the OpenCode Zen / Go console relays an
 	// upstream error (zen/util/handler.ts: "Error from provider (<name>): "
 	// before the upstream's "Upstream request failed: [<type>] <message>"),

@@ -497,7 +497,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"anthropic.tool_result_mismatch.v1": {
 		pos: []Evidence{status(400, "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01"),
-			txt("ValidationException: Expected toolResult blocks at messages.0.content for the following Ids: tooluse_x")},
+			txt("ValidationException: Expected toolResult blocks at messages.0.content for the following Ids: tooluse_x"),
+			txt("BadRequestError: messages.4: 'tool_use' ids were found without 'tool_result' blocks immediately after: toolu_02")},
 		neg: []Evidence{txt("tool_result blocks found"), txt("toolResult blocks are optional")},
 	},
 	"anthropic.thinking_signature.v1": {
@@ -744,6 +745,15 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		// A client's own note that it pins the value is no refusal.
 		neg: []Evidence{txt("temperature is set to 1 because thinking is enabled")},
 	},
+	"anthropic.body_field_string.v1": {
+		pos: []Evidence{txt("Received an error from the Anthropic API: tools.3.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"),
+			txt(`{"type":"error","error":{"type":"invalid_request_error","message":"tools.1.name: String should have at most 64 characters"}}`),
+			txt("ValidationException: system.0.text: String should have at least 1 character")},
+		// pydantic's report of a local settings model: no field path and
+		// colon before the message.
+		neg: []Evidence{txt("1 validation error for Settings\nmodel\n  String should match pattern '^[a-z]+$' [type=string_pattern_mismatch]"),
+			txt("The name string should have at most 64 characters.")},
+	},
 	"anthropic.body_field_type.v1": {
 		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: tools.0.name: Input should be a valid string"),
 			txt(`{"type":"error","error":{"type":"invalid_request_error","message":"temperature: Input should be a valid number"}}`)},
@@ -960,8 +970,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"anthropic.overloaded_error.v1": {
 		pos: []Evidence{status(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
-			{HTTPStatus: 200, Err: "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\"}}"}},
-		neg: []Evidence{txt("returns HTTP 529 with an `overloaded_error` body")},
+			{HTTPStatus: 200, Err: "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\"}}"},
+			txt("🚨 Error: {\n  error = {\n    details = vim.NIL,\n    message = \"Overloaded\",\n    type = \"overloaded_error\"\n  },\n  type = \"error\"\n}")},
+		neg: []Evidence{txt("returns HTTP 529 with an `overloaded_error` body"), txt(`local kind = type == "overloaded" and "retry" or "fail"`)},
 	},
 	"anthropic.overloaded.529.v1": {
 		pos: []Evidence{txt("API Error: 529 Overloaded. This is a server-side issue, usually temporary"), txt("Repeated 529 Overloaded errors"),
