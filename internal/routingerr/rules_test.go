@@ -754,6 +754,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("1 validation error for Settings\nmodel\n  String should match pattern '^[a-z]+$' [type=string_pattern_mismatch]"),
 			txt("The name string should have at most 64 characters.")},
 	},
+	"roo.rate_limit_countdown.v1": {
+		pos: []Evidence{txt("Rate limiting for 12 seconds..."), txt("Rate limiting for 1 seconds…")},
+		neg: []Evidence{txt("Per-account rate limiting for auth endpoints (login, password reset)"),
+			txt("Rate limiting for 12 seconds is configured in settings"), txt("rate limiting for all APIs (prevents bans)")},
+	},
 	"anthropic.body_field_type.v1": {
 		pos: []Evidence{txt("An error occurred (ValidationException) when calling the Converse operation: tools.0.name: Input should be a valid string"),
 			txt(`{"type":"error","error":{"type":"invalid_request_error","message":"temperature: Input should be a valid number"}}`)},

@@ -1,5 +1,10 @@
 package routingerr
 
+import (
+	"strings"
+	"time"
+)
+
 // Errors of the other coding tools and gateways, read from their sources
 // (testdata/catalogue/opencode.jsonl, kiro.jsonl).
 var toolRules = []rule{
@@ -62,6 +67,28 @@ var toolRules = []rule{
 		any: []string{"being rate-limited by the provider"}},
 	{id: "roo.provider_server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.7,
 		any: []string{"something is wrong on the provider side"}},
+
+	// Roo Code's countdown before it sends, while the provider rate limit the
+	// user set has not passed (3.26–3.28 src/core/task/Task.ts
+	// attemptApiRequest: "Rate limiting for ${i} seconds..." each second,
+	// say api_req_retry_delayed; from 3.29 the row shows "Rate limiting"
+	// and the seconds apart): the request is still to be sent. Only with
+	// the seconds and the ellipsis after them, so prose about rate limiting
+	// for an endpoint is not read as the countdown. Catalogue roo-code
+	// roo-rate-limiting-for-seconds.
+	{id: "roo.rate_limit_countdown.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
+		gate:  []string{"rate limiting for "},
+		check: "seconds and an ellipsis after \"rate limiting for \"",
+		match: func(s *scan) int {
+			i, _ := rooRateLimitCountdown(s.low)
+			return i
+		},
+		hint: func(s *scan, c Classification) Classification {
+			if _, d := rooRateLimitCountdown(s.low); d > 0 && d <= maxHint {
+				c.RetryAfter = new(d)
+			}
+			return c
+		}},
 
 	// Continue's own words for a local model server that refused the
 	// connection (core/llm/index.ts fetch: ECONNREFUSED to
@@ -142,4 +169,29 @@ var toolRules = []rule{
 		all: []string{"please add an environment variable", "api_key"}},
 	{id: "langchain.setting_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"please add an environment variable"}},
+}
+
+// rooRateLimitCountdown finds Roo Code's "rate limiting for N seconds..."
+// in low: the offset of the phrase and the seconds, or -1.
+func rooRateLimitCountdown(low string) (int, time.Duration) {
+	const w = "rate limiting for "
+	for off := 0; ; {
+		j := strings.Index(low[off:], w)
+		if j < 0 {
+			return -1, 0
+		}
+		i := off + j
+		off = i + len(w)
+		rest := low[off:]
+		if len(rest) == 0 || !isDigit(rest[0]) {
+			continue
+		}
+		d, n, ok := parseHumanDuration(rest)
+		if !ok || !strings.HasSuffix(strings.TrimSpace(rest[:n]), "seconds") {
+			continue
+		}
+		if after := rest[n:]; strings.HasPrefix(after, "...") || strings.HasPrefix(after, "…") {
+			return i, d
+		}
+	}
 }
