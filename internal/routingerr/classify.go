@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"bytes"
 	mbits "math/bits"
 	"strings"
 	"sync"
@@ -175,6 +176,9 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	parts[2], parts[3] = window(ev.RPCData)
 	parts[4], parts[5] = window(ev.Err)
 	parts[6] = tailOf(ev.StderrTail, maxStderrBytes)
+	for i := range parts {
+		parts[i] = renderedText(parts[i])
+	}
 	raw := joinNonEmpty(parts[:])
 	rpcEnd := -1
 	for _, p := range parts[:4] {
@@ -191,9 +195,76 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	}
 	s.buf = buf[:len(raw)]
 	keywords.scan(raw, s.buf, &s.found, &s.last)
+	normalizeLow(s.buf)
 	// buf is not written again until release: share it rather than copy it.
 	s.low = unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	return s
+}
+
+// normalizeLow turns each escaped newline inside a JSON string ("\\n":
+// an ACP error's details, a log's message field) into a blank and a newline
+// in the lowered text (offsets stay those of raw), so a tail of lines
+// quoted in JSON reads line by line (its last error, a retry line and what
+// follows it) as the same lines unquoted do.
+func normalizeLow(low []byte) {
+	for i := 0; i+1 < len(low); {
+		j := bytes.IndexByte(low[i:len(low)-1], '\\')
+		if j < 0 {
+			return
+		}
+		j += i
+		if low[j+1] == 'n' && (j == 0 || low[j-1] != '\\') {
+			low[j], low[j+1] = ' ', '\n'
+		}
+		i = j + 2
+	}
+}
+
+// renderedText returns raw without a terminal's colour and cursor
+// sequences (ESC [ … final byte, and the same with its ESC escaped in JSON
+// as \u001b), so keywords, lines and excerpts read the text as it
+// rendered: a coloured "Retrying in 5s…" still ends its line. raw itself,
+// uncopied, when it holds none.
+func renderedText(raw string) string {
+	if raw == "" || strings.IndexByte(raw, 0x1b) < 0 && !strings.Contains(raw, `\u001`) {
+		return raw
+	}
+	b := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		n := 0
+		switch {
+		case raw[i] == 0x1b:
+			n = csiLen(raw[i+1:]) + 1
+		case raw[i] == '\\' && i+6 <= len(raw) && strings.EqualFold(raw[i:i+6], `\u001b`):
+			if m := csiLen(raw[i+6:]); m > 0 {
+				n = m + 6
+			}
+		}
+		if n == 0 {
+			b = append(b, raw[i])
+			continue
+		}
+		i += n - 1
+	}
+	return string(b)
+}
+
+// csiLen is the length of a control sequence's body after its ESC: "["
+// then parameter bytes and one final byte; 0 when b opens no such sequence.
+func csiLen(b string) int {
+	if len(b) == 0 || b[0] != '[' {
+		return 0
+	}
+	for k := 1; k < len(b) && k < 32; k++ {
+		switch c := b[k]; {
+		case c >= '0' && c <= '9' || c == ';' || c == '?':
+		case c >= 0x40 && c <= 0x7e:
+			return k + 1
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 var scanPool = sync.Pool{New: func() any { return new(scan) }}

@@ -424,6 +424,34 @@ func TestTransportEnvelope(t *testing.T) {
 	}
 }
 
+// TestRenderedText: a terminal's colour codes and JSON's escaped newlines
+// do not change what a text says: a coloured retry line is still the
+// agent's own retry, a colour inside a marker still names the status, and
+// a tail of lines quoted in a JSON string still ends in its last error.
+func TestRenderedText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text  string
+		class Class
+	}{
+		{"\x1b[33m  ⎿  API Error (Connection error.) · Retrying in 12 seconds… (attempt 5/10)\x1b[0m", ClassInProgress},
+		{"\x1b[31mAPI Error\x1b[0m: 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\"}}", ClassUserAction},
+		{`\u001b[33mRetry in 1.5 seconds.\u001b[0m`, ClassInProgress},
+		{`{"details":"Reconnecting... 5/5\nYou've hit your usage limit. Upgrade to Plus to continue using Codex (https://chatgpt.com/explore/plus), or try again at 3:05 PM."}`, ClassWaitForReset},
+		{"\x1b[", ClassUnclassified},
+	} {
+		if c := Classify(Evidence{Err: tc.text}, testNow); c.Class != tc.class {
+			t.Errorf("%q: %s (%s), want %s", tc.text, c.Class, c.RuleID, tc.class)
+		}
+	}
+	if got := renderedText("a\x1b[1;31mb\x1b[0mc\x1b[ d"); got != "abc[ d" {
+		t.Errorf("renderedText = %q", got)
+	}
+	if c := Classify(Evidence{Err: "\x1b[31mAPI Error: 529 Overloaded\x1b[0m"}, testNow); strings.Contains(c.Excerpt, "\x1b") {
+		t.Errorf("excerpt keeps the colour codes: %q", c.Excerpt)
+	}
+}
+
 // TestLeadingStatus: the SDKs' `${status} ${message}` at the start of a line
 // is a status; a number that starts prose or a log line is not.
 func TestLeadingStatus(t *testing.T) {
