@@ -290,6 +290,13 @@ var openaiRules = []rule{
 	// relay it as they are ("stream error: Token data is not available",
 	// CodexMCP's "error: 'Token data is not available.'"). Catalogue codex
 	// codex-rs-token-data-unavailable.
+	// The ChatGPT Codex backend's 400 for a model this client version
+	// cannot use ({"detail":"The '<model>' model requires a newer version
+	// of Codex. Please upgrade to the latest app or CLI and try again."}):
+	// the same request fails until the CLI or app is updated. Catalogue
+	// codex codex-backend-model-requires-newer-version.
+	{id: "codex.requires_newer_version.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"requires a newer version of codex"}},
 	{id: "codex.token_data_unavailable.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
 		any: []string{"token data is not available"}, none: []string{"per-message token data", "usage token data"}},
 	// OpenAI's 401 for a key or member without the role or scope

@@ -1452,6 +1452,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Unable to connect to local Lemonade instance. Lemonade may not be installed or may not be running.")},
 		neg: []Evidence{txt("connect to local instance"), txt("Ollama instance is local")},
 	},
+	"codex.requires_newer_version.v1": {
+		pos: []Evidence{txt(`unexpected status 400 Bad Request: {"detail":"The 'gpt-5.5' model requires a newer version of Codex. Please upgrade to the latest app or CLI and try again."}`)},
+		neg: []Evidence{txt("A newer version of Codex is available: run npm i -g @openai/codex"), txt("requires a newer version of Node.js")},
+	},
 	"continue.free_trial_cap.v1": {
 		pos: []Evidence{txt(`HTTP 429 Too Many Requests from https://proxy.example/stream_chat {"detail":"Too many requests from this client (limit is 1000)"}`),
 			txt("Error: You are out of requests for the free trial.")},
