@@ -852,3 +852,14 @@ func TestHeldoutSeventySixth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 76, "seventy-sixth held-out set")
 }
+
+// TestHeldoutEightieth measures testdata/heldout80: 38 real raw provider API
+// errors (Anthropic, OpenAI, Google google.rpc details, Bedrock exceptions)
+// and errors of the network stacks beneath agents (Node/undici, Bun, Go
+// net/http and http2, Python requests/httpx/aiohttp, Rust hyper/reqwest), from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout80/README.md).
+func TestHeldoutEightieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 80, "eightieth held-out set")
+}
