@@ -79,7 +79,16 @@ var bedrockRules = []rule{
 		any: []string{"connection was closed before we received a valid response"}},
 
 	{id: "bedrock.throttling.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.9,
-		any: []string{"throttlingexception", "too many tokens, please wait", "too many requests, please wait"}},
+		any: []string{"throttlingexception", "too many tokens, please wait", "too many requests, please wait",
+			// ThrottlingException's message in AWS's common errors ("Your
+			// request rate is too high. The AWS SDKs automatically retry
+			// requests that receive this exception. Reduce the frequency of
+			// requests."), which Bedrock Agents and the wrappers that keep
+			// only the message relay without the name ("Your request rate is
+			// too high. Reduce the frequency of requests. Check your Bedrock
+			// model invocation quotas …"); catalogue bedrock-throttling-
+			// request-rate-common, bedrock-throttling-request-rate-message.
+			"your request rate is too high"}},
 	// The exception's runtime message, when a wrapper keeps only it ("Error:
 	// Can't invoke. Reason: Bedrock is unable to process your request.").
 	{id: "bedrock.service_unavailable.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.9,

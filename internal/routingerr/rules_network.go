@@ -744,6 +744,14 @@ var transportLostRules = []rule{
 	// session retry replays it (catalogue agents-more omp-stream-*).
 	{id: "omp.stream_watchdog.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"stream stalled while waiting for the next event", "stream timed out while waiting for the first event"}},
+	// Kun's stream watchdog (kun/src/adapters/model/compat-model-client-stream.ts:
+	// "model stream stalled for ${idleTimeoutMs}ms without data", code
+	// stream_idle_timeout, failure category timeout, failoverAllowed): no
+	// chunk came within the idle window and the client cancelled the
+	// reader; a new request may go through (catalogue agents-more
+	// kun-model-stream-stalled).
+	{id: "kun.stream_stalled.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		all: []string{"stream stalled for ", "without data"}},
 	// Qwen Code's own timeout for a request it gave up on
 	// (packages/core/src/core/openaiContentGenerator/errorHandler.ts,
 	// pipeline.ts): "Streaming request timeout after 46s. Try reducing input

@@ -1027,8 +1027,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("stream ended")},
 	},
 	"bedrock.throttling.v1": {
-		pos: []Evidence{txt("botocore.errorfactory.ThrottlingException: An error occurred (ThrottlingException): Too many tokens, please wait before trying again.")},
-		neg: []Evidence{txt("throttling is configured")},
+		pos: []Evidence{txt("botocore.errorfactory.ThrottlingException: An error occurred (ThrottlingException): Too many tokens, please wait before trying again."),
+			txt("Error invoking RetrieveAndGenerateCommand: Your request rate is too high. Reduce the frequency of requests.")},
+		neg: []Evidence{txt("throttling is configured"), txt("the request rate is too high for this demo, so we batch")},
 	},
 	"bedrock.service_unavailable.v1": {
 		pos: []Evidence{txt("An error occurred (ServiceUnavailableException) when calling the InvokeModelWithResponseStream operation"),
@@ -1305,6 +1306,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Provider stream stalled while waiting for the next event (stopReason=error, model=x"),
 			txt("OpenAI Codex SSE stream timed out while waiting for the first event")},
 		neg: []Evidence{txt("the stream stalled"), txt("waiting for the next event loop tick")},
+	},
+	"kun.stream_stalled.v1": {
+		pos: []Evidence{txt("model stream stalled for 45000ms without data"), txt("error: model stream stalled for 120000ms without data (stream_idle_timeout)")},
+		neg: []Evidence{txt("[kun] event loop stalled for ~5000ms — a synchronous task blocked the loop"), txt("the stream stalled"),
+			txt("local Whisper model download stalled for 60 seconds")},
 	},
 	"claude_code.stream_idle.v1": {
 		pos: []Evidence{txt("API Error: Stream idle timeout - no chunks received")},
