@@ -201,22 +201,49 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	return s
 }
 
-// normalizeLow turns each escaped newline inside a JSON string ("\\n":
-// an ACP error's details, a log's message field) into a blank and a newline
-// in the lowered text (offsets stay those of raw), so a tail of lines
-// quoted in JSON reads line by line (its last error, a retry line and what
-// follows it) as the same lines unquoted do.
+// normalizeLow evens out, in the lowered text (offsets stay those of
+// raw), two ways a pasted text wraps its lines:
+//   - an escaped newline inside a JSON string ("\\n": an ACP error's
+//     details, a log's message field) becomes a blank and a newline, so a
+//     tail of lines quoted in JSON reads line by line (its last error, a
+//     retry line and what follows it) as the same lines unquoted do;
+//   - a Markdown quote's "> " (or "> > ") at the start of a line becomes
+//     blanks, so a quoted retry line still opens its line.
 func normalizeLow(low []byte) {
 	for i := 0; i+1 < len(low); {
 		j := bytes.IndexByte(low[i:len(low)-1], '\\')
 		if j < 0 {
-			return
+			break
 		}
 		j += i
 		if low[j+1] == 'n' && (j == 0 || low[j-1] != '\\') {
 			low[j], low[j+1] = ' ', '\n'
 		}
 		i = j + 2
+	}
+	quoteAt(low, 0)
+	for i := 0; i < len(low); {
+		j := bytes.IndexByte(low[i:], '\n')
+		if j < 0 {
+			return
+		}
+		i += j + 1
+		quoteAt(low, i)
+	}
+}
+
+// quoteAt blanks a Markdown quote marker ("> ", "> > ", ">" alone) that
+// opens the line starting at i, after its indentation.
+func quoteAt(low []byte, i int) {
+	for i < len(low) && (low[i] == ' ' || low[i] == '\t') {
+		i++
+	}
+	for i < len(low) && low[i] == '>' && (i+1 == len(low) || low[i+1] == ' ' || low[i+1] == '\n' || low[i+1] == '>') {
+		low[i] = ' '
+		i++
+		for i < len(low) && low[i] == ' ' {
+			i++
+		}
 	}
 }
 

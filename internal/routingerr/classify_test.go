@@ -424,10 +424,11 @@ func TestTransportEnvelope(t *testing.T) {
 	}
 }
 
-// TestRenderedText: a terminal's colour codes and JSON's escaped newlines
-// do not change what a text says: a coloured retry line is still the
-// agent's own retry, a colour inside a marker still names the status, and
-// a tail of lines quoted in a JSON string still ends in its last error.
+// TestRenderedText: a terminal's colour codes, JSON's escaped newlines and
+// a Markdown quote's "> " do not change what a text says: a coloured or
+// quoted retry line is still the agent's own retry, a colour inside a
+// marker still names the status, and a tail of lines quoted in a JSON
+// string still ends in its last error.
 func TestRenderedText(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -439,6 +440,8 @@ func TestRenderedText(t *testing.T) {
 		{`\u001b[33mRetry in 1.5 seconds.\u001b[0m`, ClassInProgress},
 		{`{"details":"Reconnecting... 5/5\nYou've hit your usage limit. Upgrade to Plus to continue using Codex (https://chatgpt.com/explore/plus), or try again at 3:05 PM."}`, ClassWaitForReset},
 		{"\x1b[", ClassUnclassified},
+		{"> ⎿  API Error (Connection error.) · Retrying in 12 seconds… (attempt 5/10)\n>     ⎿  TypeError (fetch failed)", ClassInProgress},
+		{"> Reconnecting... 2/5\n> stream disconnected before completion: stream closed before response.completed", ClassInProgress},
 	} {
 		if c := Classify(Evidence{Err: tc.text}, testNow); c.Class != tc.class {
 			t.Errorf("%q: %s (%s), want %s", tc.text, c.Class, c.RuleID, tc.class)
