@@ -853,6 +853,19 @@ func TestHeldoutSeventySixth(t *testing.T) {
 	measureLaterSet(t, 76, "seventy-sixth held-out set")
 }
 
+// TestHeldoutSeventyEighth measures testdata/heldout78: 25 real errors from
+// Codex's newest threads (CLI 0.147–0.155, the desktop app 26.8xx–26.9xx with
+// Remote Control and Codex Cloud, the IDE extension, tools wrapping Codex
+// accounts) and OpenAI API errors as they show there — websocket broken
+// pipes, the Sep 3 404 outage, usage-limit reset hints, gpt-6-astra access
+// and reasoning-effort rejections, Cloudflare pages, capacity and overload —
+// from threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout78/README.md).
+func TestHeldoutSeventyEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 78, "seventy-eighth held-out set")
+}
+
 // TestHeldoutEightieth measures testdata/heldout80: 38 real raw provider API
 // errors (Anthropic, OpenAI, Google google.rpc details, Bedrock exceptions)
 // and errors of the network stacks beneath agents (Node/undici, Bun, Go
