@@ -208,9 +208,15 @@ var openaiRules = []rule{
 	// (no type or code around it): "Unsupported parameter: 'max_tokens' is
 	// not supported with this model. Use 'max_completion_tokens' instead.",
 	// "Unsupported value: 'temperature' does not support 0.7 with this
-	// model." The same body fails the same way.
+	// model.", and the form that names the model: "Unsupported value: 'none'
+	// is not supported with the 'gpt-6-astra' model. Supported values are:
+	// 'low', 'medium', 'high', 'xhigh', and 'max'." (reasoning.effort,
+	// code unsupported_value), "Unsupported parameter: 'reasoning.summary'
+	// is not supported with the 'gpt-5.3-codex-spark' model." The same body
+	// fails the same way.
 	{id: "openai.unsupported_param_message.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
-		any: []string{"unsupported parameter: ", "unsupported value: "}, all: []string{"with this model"}},
+		any: []string{"unsupported parameter: ", "unsupported value: "}, match: unsupportedWithModel,
+		check: `"with this model", or "is not supported with the '<model>' model"`},
 	// The request's own output limit: the Responses API's response.incomplete
 	// with incomplete_details.reason max_output_tokens (codex-rs: "Incomplete
 	// response returned, reason: max_output_tokens"), the SDKs'
@@ -596,6 +602,16 @@ var openaiRules = []rule{
 	// events with an error code of server_error.
 	{id: "openai.server_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
 		any: []string{`"type":"server_error"`, `"type": "server_error"`, `"code":"server_error"`, `"code": "server_error"`}},
+	// The tail of Codex's usage-limit message when a wrapper, banner or
+	// paraphrase keeps only the reset: "… or try again at Jun 3rd, 2026
+	// 9:00 AM." (codex-rs core/src/error.rs, a date when the window ends on
+	// another day), "try again at Sep 2, 2026, 7:23 AM". A calendar date
+	// with its year is a usage window's end, not a per-minute back-off; the
+	// clock alone ("try again at 3:32 PM") says too little, and a text some
+	// stronger rule reads keeps that reading (fallback band).
+	{id: "codex.try_again_at_date.v1", band: bandFallback, code: "quota", class: ClassWaitForReset, conf: 0.6,
+		gate: []string{"try again at "}, match: tryAgainAtDate,
+		check: `"try again at" is followed by a month, a day and a year`},
 }
 
 // bareLine is the offset of msg where it is a line's whole text, apart
@@ -860,3 +876,88 @@ func codexRetriedStreamError(s *scan, i int, n, m string) bool {
 
 // baseURLUnsetWords: a client with no base URL configured.
 var baseURLUnsetWords = []string{"base url is not set", "base_url is not set"}
+
+// unsupportedWithModel reads OpenAI's parameter validation message: after
+// "unsupported parameter: " or "unsupported value: ", the model it is
+// refused with ("with this model", or "is not supported with the '<model>'
+// model" on the same line). It returns the offset, or -1.
+func unsupportedWithModel(s *scan) int {
+	for _, k := range []string{"unsupported parameter: ", "unsupported value: "} {
+		i := strings.Index(s.low, k)
+		if i < 0 {
+			continue
+		}
+		rest := s.low[i+len(k):]
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			rest = rest[:nl]
+		}
+		if strings.Contains(rest, "with this model") {
+			return i
+		}
+		if j := strings.Index(rest, "is not supported with the '"); j >= 0 {
+			m := rest[j+len("is not supported with the '"):]
+			if e := strings.Index(m, "' model"); e > 0 && e <= 64 && !strings.ContainsAny(m[:e], " '") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+var monthAbbrevs = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+
+// tryAgainAtDate finds "try again at <month> <day>[st|nd|rd|th][,] <year>":
+// a month name, a day of one or two digits and a four-digit year from 2000.
+// It returns the offset of "try again at", or -1.
+func tryAgainAtDate(s *scan) int {
+	for off := 0; ; {
+		i := strings.Index(s.low[off:], "try again at ")
+		if i < 0 {
+			return -1
+		}
+		i += off
+		off = i + len("try again at ")
+		rest := s.low[off:]
+		month := -1
+		for _, m := range monthAbbrevs {
+			if strings.HasPrefix(rest, m) {
+				month = len(m)
+				break
+			}
+		}
+		if month < 0 {
+			continue
+		}
+		k := month
+		for k < len(rest) && rest[k] >= 'a' && rest[k] <= 'z' && k < 9 { // "sep", "sept", "september"
+			k++
+		}
+		if k >= len(rest) || rest[k] != ' ' {
+			continue
+		}
+		k++
+		d := k
+		for k < len(rest) && k-d < 2 && rest[k] >= '0' && rest[k] <= '9' {
+			k++
+		}
+		if k == d {
+			continue
+		}
+		for _, suf := range []string{"st", "nd", "rd", "th"} {
+			if strings.HasPrefix(rest[k:], suf) {
+				k += len(suf)
+				break
+			}
+		}
+		if strings.HasPrefix(rest[k:], ",") {
+			k++
+		}
+		if !strings.HasPrefix(rest[k:], " 20") || len(rest) < k+5 {
+			continue
+		}
+		if y := rest[k+3 : k+5]; y[0] >= '0' && y[0] <= '9' && y[1] >= '0' && y[1] <= '9' &&
+			(len(rest) == k+5 || rest[k+5] < '0' || rest[k+5] > '9') {
+			return i
+		}
+	}
+}

@@ -1697,8 +1697,18 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"openai.unsupported_param_message.v1": {
 		pos: []Evidence{txt("Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
-			txt("Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported.")},
-		neg: []Evidence{txt("Unsupported parameter: previous_response_id"), txt("this model supports the parameter; unsupported value: none")},
+			txt("Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported."),
+			txt("Unsupported value: 'minimal' is not supported with the 'gpt-5.5' model. Supported values are: 'none', 'low', 'medium', 'high', and 'xhigh'."),
+			txt("Unsupported parameter: 'reasoning.summary' is not supported with the 'gpt-5.3-codex-spark' model.")},
+		neg: []Evidence{txt("Unsupported parameter: previous_response_id"), txt("this model supports the parameter; unsupported value: none"),
+			txt("Unsupported value: 'none' is not supported with the current plan; upgrade to use this model"),
+			txt("unsupported value: 'x'\nis not supported with the 'gpt-5' model")},
+	},
+	"codex.try_again_at_date.v1": {
+		pos: []Evidence{txt("try again at Jun 3rd, 2026 9:00 AM."), txt("try again at Sep 2, 2026, 7:23 AM"),
+			txt("Codex says: try again at September 14, 2026 10:00 PM")},
+		neg: []Evidence{txt("try again at 3:32 PM"), txt("please try again at a later time"), txt("try again at Jun 3rd 9:00 AM"),
+			txt("try again at may 12345")},
 	},
 	"codex.budget.v1": {
 		pos: []Evidence{txt("Goal budget reached - the turn was stopped."), txt("■ budget reached"), txt("shared rollout token budget exhausted")},
