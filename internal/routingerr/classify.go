@@ -221,15 +221,82 @@ func normalizeLow(low []byte) {
 		}
 		i = j + 2
 	}
-	quoteAt(low, 0)
+	blankLineHeader(low, 0)
 	for i := 0; i < len(low); {
 		j := bytes.IndexByte(low[i:], '\n')
 		if j < 0 {
 			return
 		}
 		i += j + 1
-		quoteAt(low, i)
+		blankLineHeader(low, i)
 	}
+}
+
+// blankLineHeader blanks what a line at i opens with before its words: a
+// Markdown quote (quoteAt), then a log's ISO 8601 time and level
+// ("2026-11-30T10:00:00.123Z ERROR ", "2026-11-30 10:00:00,123 - WARNING - ").
+func blankLineHeader(low []byte, i int) {
+	quoteAt(low, i)
+	for i < len(low) && (low[i] == ' ' || low[i] == '\t') {
+		i++
+	}
+	n := isoTimeLen(low[i:])
+	if n == 0 {
+		return
+	}
+	j := i + n
+	k := j
+	for k < len(low) && (low[k] == ' ' || low[k] == '-' || low[k] == '|') {
+		k++
+	}
+	for _, lv := range logLevels {
+		if bytes.HasPrefix(low[k:], []byte(lv)) {
+			e := k + len(lv)
+			if e < len(low) && (low[e] == ' ' || low[e] == ':') {
+				for e < len(low) && (low[e] == ' ' || low[e] == ':' || low[e] == '-' || low[e] == '|') {
+					e++
+				}
+				j = e
+			}
+			break
+		}
+	}
+	for ; i < j; i++ {
+		low[i] = ' '
+	}
+}
+
+var logLevels = []string{"error", "warning", "warn", "info", "debug", "fatal", "err", "erro"}
+
+// isoTimeLen is the length of an ISO 8601 date and time that b opens with
+// ("2026-11-30T10:00:00.123Z", "2026-11-30 10:00:00,123", an offset after
+// it), 0 when it opens with none.
+func isoTimeLen(b []byte) int {
+	const shape = "dddd-dd-dd?dd:dd"
+	if len(b) < len(shape) {
+		return 0
+	}
+	for k := 0; k < len(shape); k++ {
+		switch shape[k] {
+		case 'd':
+			if b[k] < '0' || b[k] > '9' {
+				return 0
+			}
+		case '?':
+			if b[k] != 't' && b[k] != ' ' {
+				return 0
+			}
+		default:
+			if b[k] != shape[k] {
+				return 0
+			}
+		}
+	}
+	n := len(shape)
+	for n < len(b) && (b[n] >= '0' && b[n] <= '9' || b[n] == ':' || b[n] == '.' || b[n] == ',' || b[n] == 'z' || b[n] == '+') {
+		n++
+	}
+	return n
 }
 
 // quoteAt blanks a Markdown quote marker ("> ", "> > ", ">" alone) that

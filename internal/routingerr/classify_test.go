@@ -424,9 +424,10 @@ func TestTransportEnvelope(t *testing.T) {
 	}
 }
 
-// TestRenderedText: a terminal's colour codes, JSON's escaped newlines and
-// a Markdown quote's "> " do not change what a text says: a coloured or
-// quoted retry line is still the agent's own retry, a colour inside a
+// TestRenderedText: a terminal's colour codes, JSON's escaped newlines, a
+// Markdown quote's "> " and a log line's time and level do not change what
+// a text says: a coloured or quoted retry line is still the agent's own
+// retry, a logged bare status word is still that status, a colour inside a
 // marker still names the status, and a tail of lines quoted in a JSON
 // string still ends in its last error.
 func TestRenderedText(t *testing.T) {
@@ -442,6 +443,9 @@ func TestRenderedText(t *testing.T) {
 		{"\x1b[", ClassUnclassified},
 		{"> ⎿  API Error (Connection error.) · Retrying in 12 seconds… (attempt 5/10)\n>     ⎿  TypeError (fetch failed)", ClassInProgress},
 		{"> Reconnecting... 2/5\n> stream disconnected before completion: stream closed before response.completed", ClassInProgress},
+		{"2026-11-30T10:00:00.123Z ERROR Too Many Requests", ClassTransient},
+		{"2026-11-30 10:00:00,123 - WARNING - Unauthorized", ClassUserAction},
+		{"2026-11-30 build 42: Unauthorized", ClassUnclassified},
 	} {
 		if c := Classify(Evidence{Err: tc.text}, testNow); c.Class != tc.class {
 			t.Errorf("%q: %s (%s), want %s", tc.text, c.Class, c.RuleID, tc.class)
