@@ -866,6 +866,18 @@ func TestHeldoutSeventyEighth(t *testing.T) {
 	measureLaterSet(t, 78, "seventy-eighth held-out set")
 }
 
+// TestHeldoutSeventyNinth measures testdata/heldout79: 25 real errors from
+// Gemini CLI and Qwen Code threads and Google API / Code Assist errors as
+// they show there — daily vs per-minute quota (QuotaFailure ids, retry
+// delays), usage-limit and capacity notices, free-tier limit 0, OAuth
+// refresh failures, 500s, stream and header timeouts — from threads no
+// earlier set used, committed before the classifier saw them
+// (testdata/heldout79/README.md).
+func TestHeldoutSeventyNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 79, "seventy-ninth held-out set")
+}
+
 // TestHeldoutEightieth measures testdata/heldout80: 38 real raw provider API
 // errors (Anthropic, OpenAI, Google google.rpc details, Bedrock exceptions)
 // and errors of the network stacks beneath agents (Node/undici, Bun, Go
