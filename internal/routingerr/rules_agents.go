@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -467,6 +468,11 @@ var quotaRules = []rule{
 		any: []string{"daily quota", "reached your daily", "free allocated quota exceeded", `"reason":"quota_exhausted"`, "exhausted your capacity on this model",
 			"daily limit", "daily request limit", "daily usage limit", "daily rate limit", "per-day rate limit", "(rpd)", "(tpd)", "weekly limit", "monthly limit", "monthly quota",
 			"monthly usage limit", "hour usage quota", "individual quota reached", "to enable overages",
+			// Qwen Code's own words for a spent Qwen OAuth quota before 0.11
+			// (packages/core/src/utils/retry.ts: "Qwen API quota exceeded:
+			// Your Qwen API quota has been exhausted. Please wait for your
+			// quota to reset."; catalogue qwen-code-qwen-api-quota-exhausted*).
+			"qwen api quota has been exhausted", "wait for your quota to reset",
 			// Moonshot's rate_limit_reached_error for the day's tokens or
 			// requests: "request reached organization TPD rate limit,
 			// current:…, limit:…" (catalogue moonshot-429-tpd).
@@ -532,6 +538,23 @@ var quotaRules = []rule{
 	// wait the hint and retry.
 	{id: "quota.per_minute.v1", band: bandReset, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		gate: quotaWords, any: perMinuteWords},
+	// The Gemini API's quota sentence with RESOURCE_EXHAUSTED and nothing
+	// that names the window: no QuotaFailure id, no RetryInfo, no "Please
+	// retry in", no per-minute word ('{"error":{"code":429,"message":"You
+	// exceeded your current quota, please check your plan and billing
+	// details. For more information on this error, head to:
+	// https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your
+	// current usage, head to: https://ai.dev/rate-limit. ","status":
+	// "RESOURCE_EXHAUSTED"}}'). Gemini CLI's classifyGoogleError retries a
+	// 429 without details itself (googleQuotaErrors.ts, the 5 s fallback),
+	// so once it is shown its own replays did not clear it; read raw, the
+	// text cannot tell a minute from a day: the side that does not replay
+	// (catalogue google-api-429-quota-no-details*). Per-minute ones are read
+	// above (quota.per_minute.v1), per-day ids by quota.per_day_id.v1, a
+	// "limit: 0" by google.quota_limit_zero.v1.
+	{id: "google.quota_no_window.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.7,
+		all:  []string{"exceeded your current quota", "resource_exhausted"},
+		none: slices.Concat(perMinuteWords, []string{"quotaid", "quota_id", "retry_delay", "limit: 0", "model_capacity_exhausted", "error-code#token-limit"})},
 	// A wrapper's own words for a quota, naming it: "You have exceeded your
 	// Gemini API quota." (termai, for any 429), "You have exceeded your
 	// OpenAI API quota."; "exceeded your current quota" is the providers'
@@ -702,6 +725,16 @@ var sharedRules = []rule{
 		// because the remote party has closed the transport stream."
 		// (SslStream), a connection lost, not a credential.
 		none: []string{"remote party has closed the transport stream"}},
+	// An OAuth token refresh the token endpoint refused with an RFC 6749
+	// §5.2 error ("Gemini CLI OAuth refresh failed (HTTP 400 Bad Request):
+	// {"error": "invalid_request", "error_description": "client_secret is
+	// missing."}", zeroclaw's Gemini provider): the stored login or the
+	// client's credentials are the problem; sign in again or fix the
+	// client setup (catalogue agents-more zeroclaw-gemini-oauth-refresh-*).
+	{id: "oauth.refresh_refused.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		all:  []string{"refresh failed"},
+		any:  []string{"invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope"},
+		none: []string{"invalid_request_error"}},
 	// Qwen OAuth's free tier ending, in each version's wording ("has been
 	// discontinued", "was discontinued on 2026-04-15. Run /auth …").
 	{id: "qwen.free_tier_ended.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,

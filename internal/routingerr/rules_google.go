@@ -321,6 +321,10 @@ var googleRules = []rule{
 			// once they end a turn they are the model's flake. The blocked and
 			// MAX_TOKENS endings are terminal (gemini.response_blocked.v1,
 			// gemini.output_token_limit.v1).
+			// The EmptyStreamError of Gemini CLI 0.1–0.5 (and of Qwen Code,
+			// forked from it): "Model stream was invalid or completed without
+			// valid content." (geminiChat.ts processStreamResponse).
+			"model stream was invalid", "completed without valid content",
 			"model stream ended with", "model stream ended without", "returned an empty response",
 			"returned an empty text response", "but no final response text",
 			// js-genai's stream reader (_api_client.ts): an empty body, a chunk

@@ -52,12 +52,22 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"quota.daily.v1": {
 		pos: []Evidence{status(429, "You have exhausted your daily quota on this model."), status(429, "Daily request limit exceeded"),
 			txt("Cloud Code Assist API error (429): Individual quota reached. Contact your administrator to enable overages"),
-			txt("Rate limit exceeded. Free tier limits have been reached.")},
-		neg: []Evidence{txt("MODEL_CAPACITY_EXHAUSTED daily quota"), txt("the quota is checked hourly"), txt("Approaching weekly limit")},
+			txt("Rate limit exceeded. Free tier limits have been reached."),
+			txt("✕ [API Error: Qwen API quota exceeded: Your Qwen API quota has been exhausted. Please wait for your quota to reset.]")},
+		neg: []Evidence{txt("MODEL_CAPACITY_EXHAUSTED daily quota"), txt("the quota is checked hourly"), txt("Approaching weekly limit"),
+			txt("Your Qwen API quota has been raised")},
 	},
 	"quota.per_day_id.v1": {
 		pos: []Evidence{txt(`{"error":{"status":"RESOURCE_EXHAUSTED","details":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]}}`)},
 		neg: []Evidence{txt("runs daily at 3am"), txt(`RESOURCE_EXHAUSTED quotaId GenerateRequestsPerMinute daily`)},
+	},
+	"google.quota_no_window.v1": {
+		pos: []Evidence{status(429, `{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.","status":"RESOURCE_EXHAUSTED"}}`),
+			txt(`{"error":{"message":"{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"You exceeded your current quota, please check your plan and billing details.\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n","code":429,"status":"Too Many Requests"}}`)},
+		neg: []Evidence{txt(`{"message":"You exceeded your current quota, please check your plan and billing details. Please retry in 12.5s.","status":"RESOURCE_EXHAUSTED"}`),
+			txt(`You exceeded your current quota. RESOURCE_EXHAUSTED quotaId: GenerateRequestsPerMinutePerProjectPerModel-FreeTier`),
+			txt(`You exceeded your current quota, please check your plan and billing details. retry_delay { seconds: 44 } RESOURCE_EXHAUSTED`),
+			txt("RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).")},
 	},
 	"quota.per_minute.v1": {
 		pos: []Evidence{txt("You exceeded your current quota, please check your plan and billing details. Please retry in 2s.")},
@@ -779,6 +789,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"error":{"message":"The model gpt-9 does not exist or you do not have access to it.","code":"model_not_found"}}`)},
 		neg: []Evidence{txt("model found")},
 	},
+	"oauth.refresh_refused.v1": {
+		pos: []Evidence{txt(`Gemini CLI OAuth refresh failed (HTTP 400 Bad Request): { "error": "invalid_request", "error_description": "client_secret is missing." }`),
+			txt(`Google Gemini CLI OAuth refresh failed: {"error": "invalid_client", "error_description": "Unauthorized"}`)},
+		neg: []Evidence{txt(`Gemini CLI OAuth refresh failed (HTTP 503 Service Unavailable): upstream connect error`),
+			txt(`invalid_request_error: refresh the page`), txt(`token refresh failed: invalid_request_error`)},
+	},
 	"openai.plan_and_billing.v1": {
 		pos: []Evidence{txt("Quota exceeded. Check your plan and billing details.")},
 		neg: []Evidence{txt(`{"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}`)},
@@ -1023,8 +1039,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("resources exhausted")},
 	},
 	"gemini.invalid_chunk.v1": {
-		pos: []Evidence{txt("✕ [API Error: Model stream ended with an invalid chunk or missing finish reason.]")},
-		neg: []Evidence{txt("stream ended")},
+		pos: []Evidence{txt("✕ [API Error: Model stream ended with an invalid chunk or missing finish reason.]"),
+			txt("[API Error: Model stream was invalid or completed without valid content.]")},
+		neg: []Evidence{txt("stream ended"), txt("the model stream was valid and completed")},
 	},
 	"bedrock.throttling.v1": {
 		pos: []Evidence{txt("botocore.errorfactory.ThrottlingException: An error occurred (ThrottlingException): Too many tokens, please wait before trying again."),
