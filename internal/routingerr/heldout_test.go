@@ -808,6 +808,17 @@ func TestHeldoutSeventyFirst(t *testing.T) {
 	measureLaterSet(t, 71, "seventy-first held-out set")
 }
 
+// TestHeldoutSeventySecond measures testdata/heldout72: 29 real errors from
+// Claude Code threads of 2025 (CLI 0.2.x–2.0.x, claude-code-action, and tools
+// wrapping Claude Code): API Error lines, usage limits, auth/OAuth and OIDC,
+// network stacks, context and output limits, from threads no earlier set
+// used, committed before the classifier saw them
+// (testdata/heldout72/README.md).
+func TestHeldoutSeventySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 72, "seventy-second held-out set")
+}
+
 // TestHeldoutSeventyThird measures testdata/heldout73: 29 real errors from
 // Codex as it was in 2025 (the TypeScript CLI's "OpenAI rejected the
 // request" and network lines, the Rust CLI's stream-error retry lines,

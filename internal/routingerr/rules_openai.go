@@ -479,10 +479,18 @@ var openaiRules = []rule{
 	// status (424, 500) says nothing either way. sub2api's "No available
 	// accounts: this group only allows Claude Code clients" is a rule of the
 	// group, not a state of the pool, and does not match. Catalogue relays
-	// sub2api-no-available-accounts*, crs-no-claude-accounts-*.
+	// sub2api-no-available-accounts*.
 	{id: "relay.no_available_accounts.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.75,
-		any: []string{"no available accounts: no available accounts", "no available claude accounts support the requested model",
-			"no available claude accounts (neither official nor console)"}},
+		any: []string{"no available accounts: no available accounts"}},
+	// claude-relay-service's own words say more than the pool's state: its
+	// scheduler throws "No available Claude accounts support the requested
+	// model: <m>" (or "… (neither official nor console)") both when every
+	// account is cooling down and when none of them may serve <m> (a plan
+	// without the model; its thread #270). Where the text cannot tell a
+	// wait from a setting, take the side that does not replay: the user
+	// picks another model or account. Catalogue relays crs-no-claude-accounts-*.
+	{id: "relay.crs_no_accounts_for_model.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.6,
+		any: []string{"no available claude accounts support the requested model", "no available claude accounts (neither official nor console)"}},
 	// "Project `proj_…` does not have access to model `gpt-4o`" is the
 	// same code's message for a project without the model.
 	{id: "openai.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,

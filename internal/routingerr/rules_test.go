@@ -1635,10 +1635,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Could not fetch an OIDC token from the identity provider: connection reset")},
 	},
 	"relay.no_available_accounts.v1": {
-		pos: []Evidence{status(424, `{"error":{"message":"No available accounts: no available accounts","type":"api_error"},"type":"error"}`),
-			status(500, `{"error":"Relay service error","message":"No available Claude accounts support the requested model: claude-sonnet-4-6"}`)},
+		pos: []Evidence{status(424, `{"error":{"message":"No available accounts: no available accounts","type":"api_error"},"type":"error"}`)},
 		neg: []Evidence{txt(`No available accounts: this group only allows Claude Code clients`),
 			txt("no available accounts found in the picker")},
+	},
+	"relay.crs_no_accounts_for_model.v1": {
+		pos: []Evidence{status(500, `{"error":"Relay service error","message":"No available Claude accounts support the requested model: claude-sonnet-4-6"}`)},
+		neg: []Evidence{txt("No available accounts: no available accounts supporting model: claude-opus-4-6"),
+			txt("the Claude accounts support the requested model list")},
 	},
 	"relay.no_channel.v1": {
 		pos: []Evidence{txt("当前分组 default 下对于模型 gpt-4o 无可用渠道 (request id: 2025)")},
