@@ -864,6 +864,19 @@ func TestHeldoutSeventySixth(t *testing.T) {
 	measureLaterSet(t, 76, "seventy-sixth held-out set")
 }
 
+// TestHeldoutSeventySeventh measures testdata/heldout77: 25 real final
+// errors from Claude Code's newest threads (CLI 2.1.200 and later, Agent SDK,
+// claude-code-action, relays and proxies in front of Claude Code, Jul–Sep
+// 2026) — session and weekly windows with reset times, usage credits, a
+// client too old for the model, model access, Fable safeguards refusals,
+// 5xx, dropped streams and proxy/socket failures — from threads no earlier
+// set used, committed before the classifier saw them
+// (testdata/heldout77/README.md).
+func TestHeldoutSeventySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 77, "seventy-seventh held-out set")
+}
+
 // TestHeldoutSeventyEighth measures testdata/heldout78: 25 real errors from
 // Codex's newest threads (CLI 0.147–0.155, the desktop app 26.8xx–26.9xx with
 // Remote Control and Codex Cloud, the IDE extension, tools wrapping Codex
