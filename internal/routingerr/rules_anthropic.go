@@ -318,7 +318,35 @@ var anthropicRules = []rule{
 			// ("Usage is paused for your organization. For help, please
 			// contact support."; catalogue claude-code-long-context-credits-2.1.332,
 			// -credits-ran-out-midstream-2.1.332, -usage-paused-2.1.332).
-			"usage credits required for", "usage credits ran out before", "usage is paused for your organization"}},
+			"usage credits required for", "usage credits ran out before", "usage is paused for your organization",
+			// The usage-credits consent for a model the plan does not cover
+			// (2.1.335, usage_credits_model_consent and the /model dialog:
+			// "<model> runs on usage credits, purchased separately from your
+			// plan.", "<model> now runs on usage credits. Switch models?",
+			// "… runs on usage credits. You have $0.00 in credits.", "Usage
+			// credits are turned off. Re-enable to use <model>.", "You don't
+			// have usage credits yet."; the 2.1.21x dialog put "— you have
+			// $0.00." after the dash). The request waits on a purchase or a
+			// switch; no replay or wait sends it. (Catalogue
+			// claude-code-model-runs-on-credits-2.1.335, -credits-turned-off-2.1.335,
+			// -no-credits-yet-2.1.335.)
+			"runs on usage credits", "usage credits are turned off", "don't have usage credits yet", "don’t have usage credits yet"}},
+	// The API's refusal of a Claude Code build below a minimum version: the
+	// selected model's ("Claude Code 2.1.220 does not support this model;
+	// version 2.1.251 or newer is required. Run 'claude update', …") or the
+	// organization's ("… is older than the minimum version required by your
+	// organization's policy", "… or later is required for your
+	// organization"), a 400 invalid_request_error whose details carry
+	// error_code claude_code_version_too_old. Claude Code 2.1.335 reads it
+	// as the api_error kind claude_code_version_too_old, recovery
+	// "fix_setup": the agent has to be updated, the same request fails the
+	// same way until then. Relays that test accounts with an old client
+	// version print the same body. (Catalogue
+	// claude-code-version-too-old-model-2.1.335, -org-policy-2.1.335,
+	// -org-later-2.1.335, -error-code-2.1.335.)
+	{id: "claude_code.version_too_old.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.9,
+		any: []string{"does not support this model; version", "claude_code_version_too_old",
+			"older than the minimum version required by your organization", "or later is required for your organization"}},
 	// Claude Code 2.1.332 when the model it must run on is one the session's
 	// settings rule out: the server's fallback routed the reply to a model
 	// outside auto mode or the organization's availableModels ("The server

@@ -673,8 +673,18 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			{ExitStatus: "exit status 1", Err: "Fast limit reached and temporarily disabled · resets in 12m"}, txt("fast mode is off")},
 	},
 	"claude_code.usage_access.v1": {
-		pos: []Evidence{txt("Your seat type doesn't include usage credits")},
-		neg: []Evidence{txt("your seat type: premium"), txt("usage credits remaining: 12")},
+		pos: []Evidence{txt("Your seat type doesn't include usage credits"), txt("Opus 5 runs on usage credits. You have $3.10 in credits."),
+			txt("Usage credits are turned off. Re-enable to use Fable 5.1."), txt("You don’t have usage credits yet.")},
+		neg: []Evidence{txt("your seat type: premium"), txt("usage credits remaining: 12"),
+			txt("You've used your included Fable usage for this week. Continuing on Fable 5.1 uses usage credits"),
+			txt("usage credits: off")},
+	},
+	"claude_code.version_too_old.v1": {
+		pos: []Evidence{txt("API Error: 400 Claude Code 2.1.300 does not support this model; version 2.1.330 or newer is required."),
+			txt(`{"error":{"type":"invalid_request_error","message":"…","details":{"error_code":"claude_code_version_too_old"}}}`),
+			txt("Claude Code 2.1.330 or later is required for your organization")},
+		neg: []Evidence{txt("This model does not support this feature; upgrade your plan"), txt("Claude Code 2.1.330 is the newest version"),
+			txt("version 2.1.330 or newer is recommended")},
 	},
 	"claude_code.usage_notice.v1": {
 		pos: []Evidence{txt("You've used 90% of your weekly limit · resets Jun 4, 9am (America/New_York)"), txt("Now using usage credits")},
