@@ -443,6 +443,7 @@ func TestRenderedText(t *testing.T) {
 		{"\x1b[", ClassUnclassified},
 		{"> ⎿  API Error (Connection error.) · Retrying in 12 seconds… (attempt 5/10)\n>     ⎿  TypeError (fetch failed)", ClassInProgress},
 		{"> Reconnecting... 2/5\n> stream disconnected before completion: stream closed before response.completed", ClassInProgress},
+		{"  ⎿  API Error (Connection error.) · Retrying in 12\n     seconds… (attempt 5/10)", ClassInProgress},
 		{"2026-11-30T10:00:00.123Z ERROR Too Many Requests", ClassTransient},
 		{"2026-11-30 10:00:00,123 - WARNING - Unauthorized", ClassUserAction},
 		{"2026-11-30 build 42: Unauthorized", ClassUnclassified},

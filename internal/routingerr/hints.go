@@ -401,6 +401,36 @@ var durationUnits = []struct {
 // parseHumanDuration reads "644ms", "22s", "1.5s", "7m12s", "4 seconds",
 // "1 hour", "1 hour and 30 minutes" at the start of s (lowercase). It
 // returns the bytes consumed.
+// wrapGap is where the word after s[:i] starts: past one blank, or past a
+// line break a terminal or box put there ("Retrying in 12\n     seconds…",
+// "│   seconds"), with its indentation; i itself when neither follows.
+func wrapGap(s string, i int) int {
+	k := i
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') && k-i < 8 {
+		k++
+	}
+	if k < len(s) && s[k] == '\r' {
+		k++
+	}
+	if k >= len(s) || s[k] != '\n' {
+		if k-i == 1 {
+			return k
+		}
+		return i
+	}
+	k++
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	if strings.HasPrefix(s[k:], "│") {
+		k += len("│")
+		for k < len(s) && s[k] == ' ' {
+			k++
+		}
+	}
+	return k
+}
+
 func parseHumanDuration(s string) (time.Duration, int, bool) {
 	var total time.Duration
 	i, parts := 0, 0
@@ -416,10 +446,7 @@ func parseHumanDuration(s string) (time.Duration, int, bool) {
 		if err != nil {
 			break
 		}
-		k := j
-		if k < len(s) && s[k] == ' ' {
-			k++
-		}
+		k := wrapGap(s, j)
 		unit := time.Duration(0)
 		for _, u := range durationUnits {
 			if strings.HasPrefix(s[k:], u.name) {
