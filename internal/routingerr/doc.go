@@ -14,5 +14,9 @@
 //
 // Rules are ordered and first-match-wins (see rules.go for the bands); each
 // has a stable, versioned id. Changing what a rule matches means a new
-// version suffix, so stored classifications keep their meaning.
+// version suffix, so stored classifications keep their meaning. Two things
+// bend that order (classify.go): the text is read as it rendered (colour
+// codes dropped; JSON's escaped newlines, Markdown quotes and log headers
+// evened out), and a transport failure whose text goes on to a cause that
+// no replay fixes is that cause's envelope, so the later stop decides.
 package routingerr
