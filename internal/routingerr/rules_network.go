@@ -1,6 +1,9 @@
 package routingerr
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Network failures as Node, Go and Python HTTP clients report them. They
 // happen before or during a response, never because of its content, so a
@@ -703,6 +706,23 @@ var transportLostRules = []rule{
 		gate:  connectionClosedWords,
 		check: checkErrorText,
 		match: func(s *scan) int { return s.errorText(connectionClosedWords...) }},
+	// A WebSocket to the provider that went away mid-turn (Codex's
+	// Responses WebSocket, Realtime): Node's ws (lib/websocket.js: "WebSocket
+	// is not open: readyState 3 (CLOSED)" / "2 (CLOSING)" on a send after the
+	// drop, "WebSocket was closed before the connection was established"),
+	// Python's websockets (ConnectionClosedError: "no close frame received
+	// or sent", "sent 1011 (internal error) keepalive ping timeout"), and a
+	// client's own "websocket is closed" / "WebSocket closed before …".
+	// readyState 0 (CONNECTING) is a send too early, not a drop.
+	{id: "net.websocket_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.75,
+		gate:  append(slices.Clone(websocketLibClosed), websocketClientClosed...),
+		check: checkErrorText,
+		match: func(s *scan) int {
+			if i := anyBounded(s.low, websocketLibClosed...); i >= 0 {
+				return i
+			}
+			return s.errorText(websocketClientClosed...)
+		}},
 	// Proxies in front of a provider (Envoy, nginx): the upstream is away.
 	{id: "proxy.upstream.v1", band: bandTransport, code: "unavailable", class: ClassTransient, conf: 0.75,
 		any: []string{"upstream connect error", "no healthy upstream", "upstream request timeout"}},
@@ -858,6 +878,15 @@ var transportLostRules = []rule{
 			// session log prints its first sentence.
 			"apicallerror: unable to connect"}},
 }
+
+var (
+	websocketLibClosed = []string{"websocket is not open: readystate 3", "websocket is not open: readystate 2",
+		"websocket was closed before the connection was established", "no close frame received or sent", "keepalive ping timeout",
+		// A proxy's own words for a stream cut before its terminal event
+		// (response.completed and the like).
+		"closed before terminal event"}
+	websocketClientClosed = []string{"websocket is closed", "websocket closed before"}
+)
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}
 

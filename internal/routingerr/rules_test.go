@@ -1649,6 +1649,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt(`No available accounts: this group only allows Claude Code clients`),
 			txt("no available accounts found in the picker")},
 	},
+	"net.websocket_closed.v1": {
+		pos: []Evidence{txt("Error: WebSocket is not open: readyState 3 (CLOSED)"),
+			txt("websockets.exceptions.ConnectionClosedError: sent 1011 (internal error) keepalive ping timeout; no close frame received"),
+			txt("Upstream stream closed before terminal event: WebSocket closed before terminal event: code=1006")},
+		neg: []Evidence{txt("Error: WebSocket is not open: readyState 0 (CONNECTING)"), txt("the websocket is closed by the client after each turn, by design")},
+	},
 	"relay.crs_no_accounts_for_model.v1": {
 		pos: []Evidence{status(500, `{"error":"Relay service error","message":"No available Claude accounts support the requested model: claude-sonnet-4-6"}`)},
 		neg: []Evidence{txt("No available accounts: no available accounts supporting model: claude-opus-4-6"),
