@@ -912,3 +912,15 @@ func TestHeldoutEightieth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 80, "eightieth held-out set")
 }
+
+// TestHeldoutEightyFirst measures testdata/heldout81: 25 real errors that
+// coding agents (Claude Code, Codex and its wrappers, Gemini CLI, Qwen Code,
+// opencode, Copilot, Cline, Zed, CodeGPT) print on Windows, behind corporate
+// proxies and TLS inspection, in WSL and on broken routes — Schannel codes,
+// missing or self-signed CAs, a proxy's 407, dead local and SOCKS proxies,
+// refused connections and timeouts — from threads no earlier set used,
+// committed before the classifier saw them (testdata/heldout81/README.md).
+func TestHeldoutEightyFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 81, "eighty-first held-out set")
+}
