@@ -437,6 +437,12 @@ var statusRules = []rule{
 	{id: "http.auth.401.v1", band: bandStatus, code: "auth", class: ClassUserAction, conf: 0.8, match: statusIs(401, 401)},
 	{id: "http.billing.402.v1", band: bandStatus, code: "billing", class: ClassUserAction, conf: 0.8, match: statusIs(402, 402)},
 	{id: "http.permission.403.v1", band: bandStatus, code: "permission", class: ClassUserAction, conf: 0.8, match: statusIs(403, 403)},
+	// 407 Proxy Authentication Required (RFC 9110 §15.5.8): a proxy between
+	// the agent and the provider wants credentials it was not given (axios's
+	// "Request failed with status code 407", lib/core/settle.js). The proxy
+	// settings must change; a replay meets the same challenge. Catalogue:
+	// transport-http-407-axios.
+	{id: "http.proxy_auth.407.v1", band: bandStatus, code: "config", class: ClassUserAction, conf: 0.8, match: statusIs(407, 407)},
 	{id: "http.not_found.404.v1", band: bandStatus, code: "model", class: ClassUserAction, conf: 0.6, match: statusIs(404, 404)},
 	{id: "http.timeout.408.v1", band: bandStatus, code: "network", class: ClassTransient, conf: 0.7, match: statusIs(408, 408)},
 	{id: "http.too_large.413.v1", band: bandStatus, code: "invalid_request", class: ClassTerminal, conf: 0.8, match: statusIs(413, 413)},

@@ -64,6 +64,24 @@ var networkRules = []rule{
 			}
 			return -1
 		}},
+	// Windows Schannel refusing the handshake for trust or credentials, by
+	// the SSPI status curl (and what wraps it: git, the tools an agent runs,
+	// Windows builds of agents) names ("schannel: next
+	// InitializeSecurityContext failed: CRYPT_E_REVOCATION_OFFLINE
+	// (0x80092013) - …", "schannel: AcquireCredentialsHandle failed:
+	// SEC_E_NO_CREDENTIALS (0x8009030E) - …", "schannel: CertGetCertificateChain
+	// trust error CERT_TRUST_IS_UNTRUSTED_ROOT"; curl lib/vtls/schannel.c,
+	// lib/strerror.c Curl_sspi_strerror), by the code alone where an older
+	// curl printed "Unknown error (0x80092012)", and by the Windows message
+	// text (winerror.h). A root the store does not trust (a TLS-inspecting
+	// proxy's), a revocation server the network blocks, a name that does
+	// not match, a sandbox or service account without credentials: the same
+	// handshake is refused again until the machine's configuration changes.
+	// Catalogue: transport-schannel-*. Statuses of a connection that broke
+	// mid-handshake (SEC_E_INCOMPLETE_MESSAGE, SEC_E_DECRYPT_FAILURE,
+	// SEC_E_MESSAGE_ALTERED) are not listed.
+	{id: "tls.schannel_refused.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: schannelRefusedWords},
 	// The request's URL or headers are such that no network can serve them:
 	// a scheme or port the client will not fetch, a host that cannot
 	// exist ("lookup https: no such host": a base URL written
@@ -490,6 +508,27 @@ var tlsCertVerifyWords = []string{
 	// prints it after "Unable to connect to API") is left to the connection
 	// rules.
 	"unknown certificate verification error",
+}
+
+// schannelRefusedWords: SSPI and CryptoAPI statuses (winerror.h) for a
+// certificate or credential Schannel refuses, by name, by code, and by the
+// text FormatMessage gives them.
+var schannelRefusedWords = []string{
+	"sec_e_untrusted_root", "0x80090325", "sec_e_cert_expired", "0x80090328", "sec_e_cert_unknown", "0x80090327",
+	"sec_e_wrong_principal", "0x80090322", "sec_e_no_credentials", "0x8009030e", "sec_e_unknown_credentials", "0x8009030d",
+	"sec_e_algorithm_mismatch", "0x80090331", "sec_i_incomplete_credentials",
+	"crypt_e_no_revocation_check", "0x80092012", "crypt_e_revocation_offline", "0x80092013", "crypt_e_revoked", "0x80092010",
+	"cert_e_untrustedroot", "0x800b0109", "cert_e_expired", "0x800b0101", "cert_e_cn_no_match", "0x800b010f",
+	"cert_e_chaining", "0x800b010a",
+	"cert_trust_is_untrusted_root", "cert_trust_revocation_status_unknown", "cert_trust_is_revoked",
+	"cert_trust_is_not_time_valid", "cert_trust_is_partial_chain", "cert_trust_is_offline_revocation",
+	"the certificate chain was issued by an authority that is not trusted",
+	"the revocation function was unable to check revocation",
+	"no credentials are available in the security package",
+	"the target principal name is incorrect",
+	"the received certificate has expired",
+	"terminated in a root certificate which is not trusted by the trust provider",
+	"do not possess a common algorithm",
 }
 
 // requestUnusableWords: the clients' names for a URL, redirect chain or

@@ -226,6 +226,17 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the certificate is trusted"), txt(`{"code":"invalid_cache_key"}`),
 			txt("unknown error during certificate verification step")},
 	},
+	"tls.schannel_refused.v1": {
+		pos: []Evidence{txt("fatal: unable to access 'https://github.com/o/r/': schannel: SEC_E_UNTRUSTED_ROOT (0x80090325) - The certificate chain was issued by an authority that is not trusted."),
+			txt("curl: (35) schannel: next InitializeSecurityContext failed: CRYPT_E_NO_REVOCATION_CHECK (0x80092012)"),
+			txt("schannel: next InitializeSecurityContext failed: Unknown error (0x80092013) - The revocation function was unable to check revocation because the revocation server was offline."),
+			txt("schannel: AcquireCredentialsHandle failed: SEC_E_NO_CREDENTIALS (0x8009030E)"),
+			txt("schannel: CertGetCertificateChain trust error CERT_TRUST_REVOCATION_STATUS_UNKNOWN")},
+		neg: []Evidence{txt("schannel: failed to receive handshake, SSL/TLS connection failed"),
+			txt("schannel: next InitializeSecurityContext failed: SEC_E_INCOMPLETE_MESSAGE (0x80090318)"),
+			txt("the revocation list was checked"), txt("no credentials are needed for this package"),
+			txt("sec_e_ok")},
+	},
 	"net.request_unusable.v1": {
 		pos: []Evidence{txt(`Post "localhost:11434/api/chat": unsupported protocol scheme "localhost"`),
 			txt(`Post "https://https//api.openai.com/v1": dial tcp: lookup https: no such host`),
@@ -1240,6 +1251,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"http.timeout.408.v1": {
 		pos: []Evidence{status(408, "")},
 		neg: []Evidence{txt("408 ms")},
+	},
+	"http.proxy_auth.407.v1": {
+		pos: []Evidence{status(407, ""), txt("AxiosError: Request failed with status code 407")},
+		neg: []Evidence{txt("407 files changed"), txt(`{"code":4070}`)},
 	},
 	"http.too_large.413.v1": {
 		pos: []Evidence{status(413, "payload")},
