@@ -924,3 +924,16 @@ func TestHeldoutEightyFirst(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 81, "eighty-first held-out set")
 }
+
+// TestHeldoutEightySecond measures testdata/heldout82: 25 real final errors
+// as opencode (and its plugins), Kilo CLI, crush and the ACP hosts (Zed's
+// agent panel, the Qwen VS Code companion, OpenAB, Ivy Tendril) show them —
+// AI SDK key and call errors, ProviderModelNotFoundError, opencode Zen/Go
+// balance and credits errors, OpenRouter "Provider returned error" relays,
+// -32603 Internal errors, session not found and agent process exits — from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout82/README.md).
+func TestHeldoutEightySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 82, "eighty-second held-out set")
+}
