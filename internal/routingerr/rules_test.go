@@ -1464,6 +1464,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode")},
 		neg: []Evidence{txt("the free tier can only be used with small models"), txt("used from within OpenCode")},
 	},
+	"opencode.zen_billing.v1": {
+		pos: []Evidence{status(401, `{"type":"error","error":{"type":"CreditsError","message":"No payment method. Add a payment method here: https://opencode.ai/workspace/wrk_01/billing"}}`),
+			txt("Error: No payment method. Add a payment method here:\nhttps://opencode.ai/workspace/<redacted>/billing"),
+			status(401, `{"type":"error","error":{"type":"MonthlyLimitError","message":"Your workspace has reached its monthly spending limit of $50."}}`),
+			txt("Payment failed: no payment method on file for this account")},
+		neg: []Evidence{txt("payment method updated; no payment method errors since"), txt("add a payment method to raise your rate limit"),
+			txt("the credits error page lists payment methods")},
+	},
 	"opencode.go_missing_session.v1": {
 		pos: []Evidence{status(400, `{"type":"error","error":{"type":"MissingSessionID","message":"Error from provider (Console Go): Request is missing x-opencode-session and cannot be routed efficiently."}}`)},
 		neg: []Evidence{txt("set the x-opencode-session header per conversation"), txt("session id missing from the log line")},

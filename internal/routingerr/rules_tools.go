@@ -52,6 +52,19 @@ var toolRules = []rule{
 	// send it; the same request is refused again.
 	{id: "opencode.go_missing_session.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"missing x-opencode-session", "missingsessionid"}},
+	// The Zen gateway's billing refusals (console routes/zen/util/handler.ts
+	// validateBilling: a CreditsError "No payment method. Add a payment
+	// method here: …/billing" or "Insufficient balance. Manage your billing
+	// here: …", a MonthlyLimitError "Your workspace has reached its monthly
+	// spending limit of $N. …", a UserLimitError "You have reached your
+	// monthly spending limit of $N. …"), all sent as HTTP 401 with the
+	// class name as error.type; `opencode run` prints the bare message.
+	// The key is fine: a payment method, a top-up or a higher limit is the
+	// fix, so the 401 says less than the words (catalogue opencode-zen-
+	// credits-*, opencode-zen-*-limit).
+	{id: "opencode.zen_billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"creditserror", "monthlylimiterror", "userlimiterror",
+			"no payment method. add a payment method", "no payment method on file"}},
 
 	// Roo Code's (and Kilo Code's) words for a provider's error status
 	// (webview-ui i18n chat.json apiRequest.errorMessage, shown in place of
