@@ -1003,7 +1003,7 @@ func bareRest(s string, before bool) bool {
 		return true
 	}
 	if !before {
-		return false
+		return trailingIDs(s)
 	}
 	// A log line's header before the label: "<time> [ERROR][deepseek]
 	// Provider error: terminated" is the label and the word.
@@ -1023,6 +1023,36 @@ func bareRest(s string, before bool) bool {
 		}
 	}
 	return false
+}
+
+// trailingIDs: s (after a bare word) holds only the ids a client puts
+// after an error for its support desk: "(Request ID: …)", "(request_id:
+// req_…)", "(Conversation ID: …)", "(error ID: …)", one or more.
+func trailingIDs(s string) bool {
+	for s = strings.TrimSpace(s); s != ""; s = strings.Trim(s, " \t.,") {
+		inParens := s[0] == '('
+		if inParens {
+			s = s[1:]
+		}
+		k := strings.Index(s, "id")
+		if k < 0 || k > 14 || strings.Trim(s[:k], "abcdefghijklmnopqrstuvwxyz _-") != "" {
+			return false
+		}
+		v, ok := strings.CutPrefix(strings.TrimLeft(s[k+2:], " "), ":")
+		if !ok {
+			return false
+		}
+		if !inParens {
+			v = strings.TrimSpace(v)
+			return v != "" && !strings.ContainsAny(v, " \t")
+		}
+		end := strings.IndexByte(v, ')')
+		if end < 0 {
+			return false
+		}
+		s = v[end+1:]
+	}
+	return true
 }
 
 // goURLErrorLine: the line ending at i is Go's unquoted url.Error (before Go

@@ -182,11 +182,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"node.terminated.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: 500, RPCMessage: "terminated"}, txt("TypeError: terminated"), txt(`{"details":"terminated"}`),
 			txt("API Error: 502 terminated"), txt("Data: {“details”:“terminated”}"),
-			txt("2026-07-15T20:00:29.605Z [ERROR][deepseek] Provider error: terminated")},
+			txt("2026-07-15T20:00:29.605Z [ERROR][deepseek] Provider error: terminated"),
+			txt("[API Error: terminated] (Request ID: c4236022-361b-4dc9-b66c-50df0eac5acd) (Conversation ID: sess_26d469f7)")},
 		neg: []Evidence{txt("the job terminated normally after 3 steps"), txt("process terminated by signal 9 while building"),
 			txt("the “worker” terminated"),
 			txt("HTTP 500 terminated"), txt("API Error: 500 worker terminated"), txt("[build] the job terminated"),
-			txt("[12:00:01] worker 3 of the build pool error: terminated")},
+			txt("[12:00:01] worker 3 of the build pool error: terminated"), txt("terminated (see the logs)"),
+			txt("Error: terminated (id: 42) and restarted")},
 	},
 	"net.stream_cut.v1": {
 		pos: []Evidence{txt("SocketError: other side closed"), txt("Error: 2 UNKNOWN: Stream removed"),
