@@ -937,3 +937,16 @@ func TestHeldoutEightySecond(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 82, "eighty-second held-out set")
 }
+
+// TestHeldoutEightyThird measures testdata/heldout83: 25 real errors from
+// coding agents beyond the usual five — GitHub Copilot CLI (and its ACP mode,
+// and Copilot in VS Code), cursor-agent / Cursor, Kimi Code CLI, Warp's agent,
+// Kiro, iFlow CLI, goose — as their trackers show them: usage, credit and
+// global rate limits, login and session-token failures, models unavailable
+// by plan or policy, provider 4xx, throttling and network drops — from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout83/README.md).
+func TestHeldoutEightyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 83, "eighty-third held-out set")
+}
