@@ -69,9 +69,12 @@ var copilotRules = []rule{
 	// "You've reached your monthly chat messages quota.", "You've exhausted
 	// your premium model quota.", and the Copilot API's own code shown as
 	// "Quota Exceeded\n\nServer Error: …\nError Code: quota_exceeded".
+	// The Copilot CLI says the API's 402 in its own words: "Quota exceeded.
+	// Upgrade to increase your limit: https://github.com/features/copilot/plans"
+	// (session.error errorType "quota", @github/copilot 0.0.354 index.js).
 	{id: "copilot.quota.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		any: []string{"monthly chat messages", "exhausted your premium model quota", "error code: quota_exceeded",
-			"error code: free_quota_exceeded"}},
+			"error code: free_quota_exceeded", "quota exceeded. upgrade to increase your limit"}},
 	// The Copilot API's 413 as Copilot Chat ("Reason: Request Failed: 413
 	// Request Entity Too Large") and the Copilot CLI/SDK ("Model call
 	// failed: \"413 413 Request Entity Too Large\"") report it: the prompt
@@ -106,9 +109,31 @@ var copilotRules = []rule{
 	// (copilot-api 0.7.0's log of it, FlorianBruniaux/cc-copilot-bridge@dfb722c
 	// docs/TROUBLESHOOTING.md): the client's endpoint for that model, not a
 	// replay. Catalogue copilot copilot-codex-unsupported-api-for-model.
+	// The API's third refusal of a listed model, no_available_model_endpoints
+	// ("no endpoints available for this model under your current plan and
+	// policies"), is the account's plan or policy, the same gate: read by
+	// its code, which survives the CLI wrapping the message across lines.
 	{id: "copilot.model_not_for_integrator.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"not available for integrator", "model_not_available_for_integrator", "model_not_supported",
-			"unsupported_api_for_model", "is not accessible via the /chat/completions endpoint"}},
+			"unsupported_api_for_model", "is not accessible via the /chat/completions endpoint", "no_available_model_endpoints",
+			"no endpoints available for this model under your current plan"}},
+	// The Copilot CLI's own model checks (@github/copilot 0.0.354 index.js):
+	// /model with a name it does not know ("Model \"x\" is not supported by
+	// Copilot CLI.\n\nSupported models: …"), with one the account's models
+	// do not include ("Model \"x\" is not available. It may be disabled by
+	// your organization's policy."), and no usable model at all, in a
+	// prompt run ("No supported model available") or a session ("No model
+	// available. Check policy enablement under GitHub Settings > Copilot",
+	// errorType model_selection). A model to choose or a policy to enable;
+	// the same request picks the same nothing.
+	{id: "copilot.cli_model_unavailable.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
+		any: []string{"is not supported by copilot cli", "may be disabled by your organization's policy",
+			"no supported model available", "no model available. check policy enablement"}},
+	// The same CLI when it has no token to ask for the models with: "No
+	// authentication information available" (the model list came back
+	// "noauth"): a sign-in.
+	{id: "copilot.cli_no_auth.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"no authentication information available"}},
 	{id: "copilot.overage_limit.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"cannot accrue additional premium requests"}},
 	// The Copilot language server (the JetBrains, Vim and other editor

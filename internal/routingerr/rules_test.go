@@ -1389,16 +1389,30 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("your request was rated highly"), txt("Please wait 2 minutes before trying again.")},
 	},
 	"copilot.quota.v1": {
-		pos: []Evidence{txt("You've reached your monthly chat messages quota.")},
+		pos: []Evidence{txt("You've reached your monthly chat messages quota."),
+			txt("Quota exceeded. Upgrade to increase your limit: https://github.com/features/copilot/plans")},
 		neg: []Evidence{txt("Error Code: rate_limited"), txt("premium model selected")},
 	},
 	"copilot.model_not_for_integrator.v1": {
 		pos: []Evidence{txt(`400 The requested model is not available for integrator "opencode". Available models: [gpt-4.1 claude-opus-4.7 gpt-5.5]`),
 			txt(`{"error":{"message":"{\"error\":{\"message\":\"The requested model is not\n supported.\",\"code\":\"model_not_supported\"}}"}}`),
 			status(400, `{"error":{"message":"model \"gpt-5.4-mini\" is not accessible via the /chat/completions endpoint","code":"unsupported_api_for_model"}}`),
-			txt("model gpt-5.1-codex is not accessible via the /chat/completions endpoint")},
+			txt("model gpt-5.1-codex is not accessible via the /chat/completions endpoint"),
+			txt(`Request Failed: 400 {"error":{"message":"no endpoints available for this model under your current plan and policies","code":"no_available_model_endpoints"}}`)},
 		neg: []Evidence{txt("the integrator is not available today"), txt("model not supported flags are listed in the docs"),
-			txt("the dashboard is not accessible via the vpn endpoint")},
+			txt("the dashboard is not accessible via the vpn endpoint"), txt("no endpoints available yet for this service")},
+	},
+	"copilot.cli_model_unavailable.v1": {
+		pos: []Evidence{txt(`Model "sonet" is not supported by Copilot CLI.` + "\n\nSupported models:\n  - \"claude-sonnet-4.5\""),
+			txt(`✗ Model "gpt-5" is not available. It may be disabled by your organization's policy.`),
+			txt("✗ Error: No supported model available"),
+			txt("Execution failed: No model available. Check policy enablement under GitHub Settings > Copilot")},
+		neg: []Evidence{txt("this flag is not supported by copilot's older plugin"), txt("no model available offline, downloading"),
+			txt("check policy enablement later")},
+	},
+	"copilot.cli_no_auth.v1": {
+		pos: []Evidence{txt("No authentication information available")},
+		neg: []Evidence{txt("authentication information is available in the docs"), txt("no information available")},
 	},
 	"copilot.overage_limit.v1": {
 		pos: []Evidence{txt("You cannot accrue additional premium requests at this time.")},
@@ -1561,8 +1575,27 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("the context window is large"), txt("buffer overflowed")},
 	},
 	"kiro.model_busy.v1": {
-		pos: []Evidence{txt("The model is temporarily busy. Please try again in a moment. (epRequestId: 64f3a2a3)")},
-		neg: []Evidence{txt("the model is busy writing"), txt("temporarily busy signal on line 2")},
+		pos: []Evidence{txt("The model is temporarily busy. Please try again in a moment. (epRequestId: 64f3a2a3)"),
+			txt("The model you've selected is experiencing a high volume of traffic. Try changing the model and re-running your prompt.")},
+		neg: []Evidence{txt("the model is busy writing"), txt("temporarily busy signal on line 2"),
+			txt("the road you've selected is experiencing light traffic")},
+	},
+	"kiro.network_error.v1": {
+		pos: []Evidence{txt("A network error occurred. Please check your connection and try again.")},
+		neg: []Evidence{txt("a network error occurred in the test fixture"), txt("please check your connection settings file")},
+	},
+	"warp.quota_limit.v1": {
+		pos: []Evidence{txt("I'm sorry, I couldn't complete that request.\n\nRequest failed with error: QuotaLimit"),
+			txt("Request failed due to lack of AI quota.")},
+		neg: []Evidence{txt("Request failed with error: ServerOverloaded"), txt("quota limits are documented per plan")},
+	},
+	"warp.unexpected_eof.v1": {
+		pos: []Evidence{txt("Response stream ended unexpectedly before completion.")},
+		neg: []Evidence{txt("the response stream ended before completion of the test"), txt("stream ended unexpectedly")},
+	},
+	"warp.grok_token_refresh.v1": {
+		pos: []Evidence{txt("Grok subscription token could not be refreshed. Please try reconnecting your subscription.")},
+		neg: []Evidence{txt("grok subscription renewed"), txt("token could not be parsed")},
 	},
 	"alibaba.token_limit.v1": {
 		pos: []Evidence{txt("Error from provider (Alibaba): You exceeded your current quota, please check your plan and billing details. For details, see: https://help.aliyun.com/zh/model-studio/error-code#token-limit")},

@@ -167,8 +167,34 @@ var toolRules = []rule{
 		any: []string{"the context window overflowed"}},
 	// The Kiro service's own busy message ("The model is temporarily busy.
 	// Please try again in a moment. (epRequestId: …)").
+	// The Kiro agent extension (kiro.kiroAgent dist/extension.js) turns a
+	// model stream that failed under load into "The model you've selected
+	// is experiencing a high volume of traffic. Try changing the model and
+	// re-running your prompt." and one that lost the network into "A
+	// network error occurred. Please check your connection and try again."
+	// Both pass (another model is the user's way round the first; the
+	// same request later is the daemon's).
 	{id: "kiro.model_busy.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.8,
-		any: []string{"model is temporarily busy"}},
+		any: []string{"model is temporarily busy", "selected is experiencing a high volume of traffic"}},
+	{id: "kiro.network_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.75,
+		any: []string{"a network error occurred. please check your connection and try again"}},
+
+	// Warp's agent (warpdotdev/warp app/src/server/server_api.rs AIApiError,
+	// app/src/ai/agent/mod.rs RenderableAIError): a 429 with Warp's
+	// out-of-credits code is AIApiError::QuotaLimit ("Request failed due to
+	// lack of AI quota."), which releases that put through the generic
+	// arm showed as "Request failed with error: QuotaLimit" (the Debug of
+	// the variant); the plan's credits, until they refresh. A response
+	// stream that ends without its stream-finished event is
+	// AIApiError::UnexpectedEof ("Response stream ended unexpectedly before
+	// completion."), a cut, not a verdict. A Grok subscription whose token
+	// no longer refreshes asks to be reconnected.
+	{id: "warp.quota_limit.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.8,
+		any: []string{"request failed with error: quotalimit", "request failed due to lack of ai quota"}},
+	{id: "warp.unexpected_eof.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"response stream ended unexpectedly before completion"}},
+	{id: "warp.grok_token_refresh.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"grok subscription token could not be refreshed"}},
 
 	// LangChain's settings helpers (langchain_core/utils/env.py
 	// get_from_env, utils.py secret_from_env) when neither the argument nor
