@@ -202,13 +202,14 @@ func newScan(ev *Evidence, now time.Time) *scan {
 }
 
 // normalizeLow evens out, in the lowered text (offsets stay those of
-// raw), two ways a pasted text wraps its lines:
+// raw), the ways a pasted or logged text wraps its lines:
 //   - an escaped newline inside a JSON string ("\\n": an ACP error's
 //     details, a log's message field) becomes a blank and a newline, so a
 //     tail of lines quoted in JSON reads line by line (its last error, a
 //     retry line and what follows it) as the same lines unquoted do;
-//   - a Markdown quote's "> " (or "> > ") at the start of a line becomes
-//     blanks, so a quoted retry line still opens its line.
+//   - what opens a line before its words, a Markdown quote's "> " or a
+//     log's time and level, becomes blanks (blankLineHeader), so a quoted
+//     or logged retry line still opens its line.
 func normalizeLow(low []byte) {
 	for i := 0; i+1 < len(low); {
 		j := bytes.IndexByte(low[i:len(low)-1], '\\')
@@ -293,8 +294,11 @@ func isoTimeLen(b []byte) int {
 		}
 	}
 	n := len(shape)
-	for n < len(b) && (b[n] >= '0' && b[n] <= '9' || b[n] == ':' || b[n] == '.' || b[n] == ',' || b[n] == 'z' || b[n] == '+') {
+	for n < len(b) && (b[n] >= '0' && b[n] <= '9' || b[n] == ':' || b[n] == '.' || b[n] == ',' || b[n] == '+') {
 		n++
+	}
+	if n < len(b) && b[n] == 'z' && (n+1 == len(b) || b[n+1] < 'a' || b[n+1] > 'z') {
+		n++ // UTC's "Z", not a word's first letter
 	}
 	return n
 }
