@@ -399,25 +399,33 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// classCase is a text and the class it must get.
+type classCase struct {
+	text  string
+	class Class
+}
+
+func assertClasses(t *testing.T, cases []classCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if c := Classify(Evidence{Err: tc.text}, testNow); c.Class != tc.class {
+			t.Errorf("%q: %s (%s), want %s", tc.text, c.Class, c.RuleID, tc.class)
+		}
+	}
+}
+
 // TestTransportEnvelope: a transport failure whose text goes on to a cause
 // no replay fixes is that cause's envelope; a later transient cause, or a
 // stop before the transport failure, leaves the transport reading.
 func TestTransportEnvelope(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		text  string
-		class Class
-	}{
+	assertClasses(t, []classCase{
 		{`stream disconnected before completion: unexpected status 400 Bad Request: {"error":{"type":"invalid_request_error","message":"bad"}}`, ClassTerminal},
 		{"TypeError: fetch failed\nAPI Error: 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\"}}", ClassUserAction},
 		{"stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)", ClassTransient},
 		{"stream disconnected before completion: 503 Service Unavailable", ClassTransient},
 		{"API Error: 401 earlier\nTypeError: fetch failed", ClassTransient},
-	} {
-		if c := Classify(Evidence{Err: tc.text}, testNow); c.Class != tc.class {
-			t.Errorf("%q: %s (%s), want %s", tc.text, c.Class, c.RuleID, tc.class)
-		}
-	}
+	})
 	_, x := Explain(Evidence{Err: "TypeError: fetch failed\nAPI Error: 401 {}"}, testNow)
 	if !strings.Contains(x.Why, "envelope") {
 		t.Errorf("explanation %q does not name the envelope", x.Why)
@@ -432,10 +440,7 @@ func TestTransportEnvelope(t *testing.T) {
 // string still ends in its last error.
 func TestRenderedText(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		text  string
-		class Class
-	}{
+	assertClasses(t, []classCase{
 		{"\x1b[33m  ⎿  API Error (Connection error.) · Retrying in 12 seconds… (attempt 5/10)\x1b[0m", ClassInProgress},
 		{"\x1b[31mAPI Error\x1b[0m: 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\"}}", ClassUserAction},
 		{`\u001b[33mRetry in 1.5 seconds.\u001b[0m`, ClassInProgress},
@@ -447,11 +452,7 @@ func TestRenderedText(t *testing.T) {
 		{"2026-11-30T10:00:00.123Z ERROR Too Many Requests", ClassTransient},
 		{"2026-11-30 10:00:00,123 - WARNING - Unauthorized", ClassUserAction},
 		{"2026-11-30 build 42: Unauthorized", ClassUnclassified},
-	} {
-		if c := Classify(Evidence{Err: tc.text}, testNow); c.Class != tc.class {
-			t.Errorf("%q: %s (%s), want %s", tc.text, c.Class, c.RuleID, tc.class)
-		}
-	}
+	})
 	if got := renderedText("a\x1b[1;31mb\x1b[0mc\x1b[ d"); got != "abc[ d" {
 		t.Errorf("renderedText = %q", got)
 	}
