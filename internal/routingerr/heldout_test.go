@@ -950,3 +950,16 @@ func TestHeldoutEightyThird(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 83, "eighty-third held-out set")
 }
+
+// TestHeldoutEightyFourth measures testdata/heldout84: 29 real errors from
+// the agent SDKs as their users hit them — the Claude Agent SDK (CLI not
+// found, initialize timeouts, JSON decode, resume, max turns), wrappers of
+// codex exec and the Codex SDK (exit codes, stdin notices, JSONL usage-limit
+// events, reconnect lines), the OpenAI Agents SDKs, Gemini CLI's A2A server
+// and other A2A stacks, and provider errors coming through them — from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout84/README.md).
+func TestHeldoutEightyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 84, "eighty-fourth held-out set")
+}
