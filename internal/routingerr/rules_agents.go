@@ -683,6 +683,34 @@ var sharedRules = []rule{
 	// --max-budget-usd): raise it, then resume.
 	{id: "claude_code.turn_limit.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.9,
 		any: []string{"reached max turns", "error_max_turns", "exceeded usd budget", "error_max_budget_usd"}},
+	// The OpenAI Agents SDK's turn limit, the run's max_turns the caller
+	// set: MaxTurnsExceeded("Max turns (N) exceeded") in Python
+	// (openai/openai-agents-python src/agents/run.py, result.py) and
+	// MaxTurnsExceededError(`Max turns (${maxTurns}) exceeded`) in JS
+	// (@openai/agents-core dist/run.js), as runners, streams and agents-as-
+	// tools pass it on ("Streaming error: Max turns (10) exceeded", {"error":
+	// "Error: Max turns (10) exceeded"}). The number and "exceeded" must
+	// follow: not "max turns (default 10)". Catalogue agent-sdks
+	// openai-agents-{py,js}-max-turns-exceeded.
+	{id: "agents_sdk.max_turns.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.85,
+		gate: []string{"max turns ("},
+		match: func(s *scan) int {
+			for off := 0; ; {
+				i := strings.Index(s.low[off:], "max turns (")
+				if i < 0 {
+					return -1
+				}
+				i += off
+				off = i + len("max turns (")
+				j := off
+				for j < len(s.low) && s.low[j] >= '0' && s.low[j] <= '9' {
+					j++
+				}
+				if j > off && strings.HasPrefix(s.low[j:], ") exceeded") {
+					return i
+				}
+			}
+		}},
 	{id: "generic.auth_words.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"refresh token", "sign in again", "verify your account", "device code expired",
 			"authorization timeout, please restart", "free tier has been discontinued", "missing api key",
@@ -912,7 +940,15 @@ var sharedRules = []rule{
 			// ("<service> rate limit persisted after N retries"). The window
 			// the loop waited out is short; a later turn may pass (catalogue
 			// agents-more hermes-rate-limit-persisted-after-retries).
-			"rate limit persisted after "}},
+			"rate limit persisted after ",
+			// Strands Agents' warning when the OpenAI SDK raises
+			// RateLimitError, just before it raises ModelThrottledException,
+			// which its event loop retries ("OpenAI threw rate limit error",
+			// "OpenAI Responses API threw rate limit error";
+			// strands-agents/sdk-python src/strands/models/openai.py,
+			// openai_responses.py), and hosts that print it as the agent's
+			// error. Catalogue agent-sdks strands-openai-threw-rate-limit*.
+			"threw rate limit error"}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".

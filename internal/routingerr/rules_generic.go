@@ -546,7 +546,15 @@ var execNotFoundWords = []string{"executable file not found", ": command not fou
 	// found. Install with: …", "Claude Code not found at: <path>",
 	// _internal/transport/subprocess_cli.py at e8bde60; catalogue launchers
 	// claudian-claude-cli-not-found, agent-sdk-py-cli-not-found-*).
-	"cli not found", "claude code not found"}
+	"cli not found", "claude code not found",
+	// free-claude-code's launcher when shutil.which finds no Claude Code
+	// binary ("Could not find Claude Code command: claude" / "Install
+	// Claude Code with: npm install -g @anthropic-ai/claude-code", exit
+	// 127; free_claude_code/cli/launchers/common.py, earlier
+	// cli/entrypoints.py; emissary-router's "could not find Claude Code
+	// command 'claude'" the same); the name must follow, not "… commands
+	// directory". Catalogue agent-sdks free-claude-code-could-not-find-command.
+	"could not find claude code command:", "could not find claude code command '"}
 
 // usageLimitReached finds "usage limit" with "reached" at most a few words
 // after it on its line ("usage limit reached", "The usage limit has been

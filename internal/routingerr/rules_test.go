@@ -109,6 +109,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Error: Reached max turns (25)")},
 		neg: []Evidence{txt("max turns: 25"), txt("budget 5 USD")},
 	},
+	"agents_sdk.max_turns.v1": {
+		pos: []Evidence{txt("MaxTurnsExceededError: Max turns (25) exceeded"), txt("Streaming error: Max turns (3) exceeded"),
+			txt(`{"error": "Error: Max turns (10) exceeded", "tool_name": "researcher"}`)},
+		neg: []Evidence{txt("run with max turns (default 10) exceeded nothing"), txt("max turns (10) not exceeded"),
+			txt("max turns () exceeded"), txt("Set max turns (10). The budget was exceeded.")},
+	},
 	"generic.auth_words.v1": {
 		pos: []Evidence{txt("Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again."),
 			txt(`{"error":{"message":"Missing bearer authentication in header","type":"invalid_request_error"}}`),
@@ -168,9 +174,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.rate_limit_words.v1": {
 		pos: []Evidence{txt("429 Requests rate limit exceeded, please try again later. (throttling)"),
 			txt("RuntimeError: Scryfall rate limit persisted after 5 retries; download stopped at its checkpoint."),
-			txt("Error: moonshotai/kimi-k2.5 is temporarily rate-limited upstream.")},
+			txt("Error: moonshotai/kimi-k2.5 is temporarily rate-limited upstream."),
+			txt("OpenAI Responses API threw rate limit error")},
 		neg: []Evidence{txt("rate limits are configured per key"), txt("slowdown"), txt("the rate limit persisted settings are saved after restart"),
-			txt("the upstream is rate-limited per key")},
+			txt("the upstream is rate-limited per key"), txt("the test threw no rate limit errors")},
 	},
 	"browser.fetch_failed.v1": {
 		pos: []Evidence{txt("TypeError: Failed to fetch"), txt("TypeError: Load failed"),
@@ -911,9 +918,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("[acp::start_agent_process] Failed: vim/_system.lua:254: ENOENT: no such file or directory (cmd): 'claude-code-acp'"),
 			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"data":"program not found"}`},
 			txt("'codex-acp' is not recognized as an internal or external command,\noperable program or batch file."),
-			txt("Error: Claude CLI not found"), txt("CLINotFoundError: Claude Code not found at: /opt/claude")},
+			txt("Error: Claude CLI not found"), txt("CLINotFoundError: Claude Code not found at: /opt/claude"),
+			txt("emissary-router: could not find Claude Code command 'claude'")},
 		neg: []Evidence{txt("ENOENT: no such file or directory, open 'x'"), {ExitStatus: "exit status 1"},
-			txt("session not found"), txt("the CLI found no changes"),
+			txt("session not found"), txt("the CLI found no changes"), txt("Could not find Claude Code commands directory"),
 			txt("ENOENT: no such file or directory (cwd): '/gone'")},
 	},
 	"exec.shared_library_missing.v1": {
