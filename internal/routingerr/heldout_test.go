@@ -963,3 +963,14 @@ func TestHeldoutEightyFourth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 84, "eighty-fourth held-out set")
 }
+
+// TestHeldoutEightySixth measures testdata/heldout86: 25 real errors in the
+// hidden set's mix (Claude Code and its Agent SDK wrappers, Codex and
+// codex-acp via acpx, Gemini CLI and Qwen Code, raw OpenAI/Anthropic API
+// errors and Python/Go network errors) from threads closed as duplicates,
+// stale or "not planned", where users paste the same errors in new words —
+// committed before the classifier saw them (testdata/heldout86/README.md).
+func TestHeldoutEightySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 86, "eighty-sixth held-out set")
+}
