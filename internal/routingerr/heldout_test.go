@@ -964,6 +964,20 @@ func TestHeldoutEightyFourth(t *testing.T) {
 	measureLaterSet(t, 84, "eighty-fourth held-out set")
 }
 
+// TestHeldoutEightyFifth measures testdata/heldout85: 25 real final errors
+// that carry a wait or reset hint — Claude Code's "You've hit your limit ·
+// resets …" lines in named zones, Copilot's "Please wait N hours/minutes",
+// Kiro's daily/monthly limits and throttles, a Zed "usage resets in" callout,
+// Z.AI's "limit will reset at", Antigravity's quotaResetTimeStamp behind an
+// overloaded_error wrapper, Groq/OpenAI "Please try again in 8m45.312s",
+// Anthropic rate-limit reset headers and a zcode retry-scheduled event — from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout85/README.md).
+func TestHeldoutEightyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 85, "eighty-fifth held-out set")
+}
+
 // TestHeldoutEightySixth measures testdata/heldout86: 25 real errors in the
 // hidden set's mix (Claude Code and its Agent SDK wrappers, Codex and
 // codex-acp via acpx, Gemini CLI and Qwen Code, raw OpenAI/Anthropic API
