@@ -92,6 +92,14 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// MoonshotAI/kimi-cli src/kimi_cli/wire/types.py, Wire 1.10): the
 	// status is the failed attempt's, the event is the retry.
 	`"type":"stepretry"`, `"type": "stepretry"`,
+	// ZCode's stream-json (and its JSONL activity log) event when a model
+	// call failed and the CLI will call again ({"type":
+	// "model.retry.scheduled","payload":{"attempt":2,…}}; the event
+	// catalogue a ZCode client checked against zcode 0.16.5, which shows it
+	// as "retrying the model call (attempt N)…"): the failed call's status
+	// rides along, the event is the retry. model.retry.exhausted is the end
+	// and is not here.
+	`"model.retry.scheduled"`,
 	// Gemini CLI 0.1's start-up probe of its default model (packages/core/
 	// src/core/modelCheck.ts getEffectiveModel, logged again by
 	// packages/cli/src/gemini.tsx): on a 429 it prints "[INFO] Your
