@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"fmt"
 	mbits "math/bits"
 	"slices"
 	"strings"
@@ -119,7 +120,7 @@ var (
 )
 
 // maxRules bounds the rule table (ruleSet is a bitset of rule indices).
-const maxRules = 8 * 64
+const maxRules = 10 * 64
 
 type ruleSet [maxRules / 64]uint64
 
@@ -146,7 +147,7 @@ func (s *scan) candidates() ruleSet {
 // buildRuleSets fills kwRules and alwaysRules for rules built by buildTable.
 func buildRuleSets(rules []rule, m *matcher) {
 	if len(rules) > maxRules {
-		panic("routingerr: more than 256 rules")
+		panic(fmt.Sprintf("routingerr: %d rules, more than maxRules (%d)", len(rules), maxRules))
 	}
 	kwRules = make([]ruleSet, len(m.words))
 	for i := range rules {
