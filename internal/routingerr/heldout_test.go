@@ -988,3 +988,17 @@ func TestHeldoutEightySixth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 86, "eighty-sixth held-out set")
 }
+
+// TestHeldoutEightySeventh measures testdata/heldout87: 28 real final errors
+// from Claude Code inside editors and on Windows/WSL — the VS Code extension
+// and its panel in Cursor/Windsurf (process exits with codes and Bun crash
+// stderr, git-bash lookups, uv_spawn EPERM, certificate-expired OAuth refresh,
+// API Error 500 lines, usage-limit resets), the JetBrains plugins (PyCharm
+// terminal, jetbrains-cc-gui, Cline's core healthcheck) and native Windows
+// and WSL installs (OAuth login errors, TLS certificate failures, spawn
+// ENOENT) — from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout87/README.md).
+func TestHeldoutEightySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 87, "eighty-seventh held-out set")
+}
