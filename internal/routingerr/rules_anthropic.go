@@ -426,6 +426,13 @@ var anthropicRules = []rule{
 	// mistyped code, a verifier that no longer matches) fails the same way
 	// on a replay: the login has to start over. A 5xx, a 408, a 429 or
 	// axios's timeout are left to the status and transport rules.
+	// The /login pane when the pasted authorization code is not
+	// "<code>#<state>": 2.0.29 cli.js sets the error state "Invalid code.
+	// Please make sure the full code was copied" (rendered "OAuth error: "
+	// + message) before anything is sent; the login has to be redone with
+	// the whole code (catalogue claude-code-login-oauth-invalid-code).
+	{id: "claude_code.oauth_code_invalid.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"invalid code. please make sure the full code was copied"}},
 	{id: "claude_code.oauth_exchange_refused.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
 		gate:  []string{oauthExchangeFailed},
 		check: "the status after it is a 4xx other than 408 and 429",
@@ -597,7 +604,11 @@ var anthropicRules = []rule{
 	// the PowerShell tool is disabled …": the machine's setup, before any
 	// request.
 	{id: "claude_code.windows_shell_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
-		any: []string{"claude code on windows requires"}},
+		any: []string{"claude code on windows requires",
+			// 2.0.29 cli.js when CLAUDE_CODE_GIT_BASH_PATH names no file:
+			// console.error("Claude Code was unable to find
+			// CLAUDE_CODE_GIT_BASH_PATH path \"…\""), then exit 1.
+			"was unable to find claude_code_git_bash_path"}},
 
 	// cc-switch, the local proxy Claude Code is pointed at
 	// (src-tauri/src/proxy/error.rs): NoProvidersConfigured, "未配置供应商",

@@ -236,6 +236,17 @@ var genericRules = []rule{
 	{id: "exec.editor_binary_as_agent.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"is not in the list of known options, but still passed to electron/chromium"}},
 
+	// Bun's form of the same refusal (Claude Code's native binary, opencode):
+	// a spawn error is a SystemError "<CODE>: <description>, <syscall>
+	// '<file>'", the syscall uv_spawn on Windows (libuv) and posix_spawn
+	// elsewhere (oven-sh/bun src/bun.js/api/bun/process.zig: the spawn's
+	// error taken as .toError(.uv_spawn)), e.g. "EPERM: operation not
+	// permitted, uv_spawn 'reg'" when Group Policy or an EDR blocks the
+	// child (catalogue launchers bun-uv-spawn-eperm, bun-posix-spawn-eacces).
+	// Only the refusals, as above.
+	{id: "exec.bun_spawn_denied.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"eperm: operation not permitted, uv_spawn", "eacces: permission denied, uv_spawn",
+			"eperm: operation not permitted, posix_spawn", "eacces: permission denied, posix_spawn"}},
 	// The agent binary is there but may not be run: Node's child_process
 	// reports a refused exec as "spawn <file> EACCES" (onexit: the syscall
 	// is 'spawn ' + spawnfile, the message "${syscall} ${code}") and throws

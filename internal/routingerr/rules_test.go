@@ -659,8 +659,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("native binary installed"), txt("platform: linux")},
 	},
 	"claude_code.windows_shell_missing.v1": {
-		pos: []Evidence{txt("Claude Code on Windows requires either Git for Windows (for bash) or PowerShell. Install one of:")},
-		neg: []Evidence{txt("Claude Code on Windows works with Git Bash or PowerShell")},
+		pos: []Evidence{txt("Claude Code on Windows requires either Git for Windows (for bash) or PowerShell. Install one of:"),
+			txt(`Claude Code was unable to find CLAUDE_CODE_GIT_BASH_PATH path "D:\\tools\\git\\bin\\bash.exe"`)},
+		neg: []Evidence{txt("Claude Code on Windows works with Git Bash or PowerShell"),
+			txt("CLAUDE_CODE_GIT_BASH_PATH=C:\\Program Files\\Git\\bin\\bash.exe was found")},
 	},
 	"claude_code.api_retry_event.v1": {
 		pos: []Evidence{txt(`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200,"error_status":503,"error":"server_error"}`)},
@@ -734,6 +736,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"anthropic.credit_balance.v1": {
 		pos: []Evidence{txt("Credit balance is too low"), status(400, `{"error":{"message":"Your credit balance is too low to access the Anthropic API."}}`)},
 		neg: []Evidence{txt("credit balance: $12.00")},
+	},
+	"claude_code.oauth_code_invalid.v1": {
+		pos: []Evidence{txt("OAuth error: Invalid code. Please make sure the full code was copied"),
+			txt("  Login\n\n   OAuth error: Invalid code. Please make sure the full code was copied\n\n   Press Enter to retry.")},
+		neg: []Evidence{txt("OAuth error: invalid_grant - Invalid 'code' in request."), txt("Invalid code block in CLAUDE.md"),
+			txt("Please make sure the full path was copied")},
 	},
 	"claude_code.oauth_exchange_refused.v1": {
 		pos: []Evidence{txt("OAuth error: Request failed with status code 400"),
@@ -969,6 +977,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"code":-32603,"message":"Internal error","data":{"details":"ACP stdio MCP server idea does not declare a runtime identity"}}`)},
 		neg: []Evidence{txt("ACP stdio MCP server idea started"), txt("the MCP server does not declare a version"),
 			txt("does not declare a runtime identity")},
+	},
+	"exec.bun_spawn_denied.v1": {
+		pos: []Evidence{txt("EPERM: operation not permitted, uv_spawn 'reg'\npath: \"reg\",\nsyscall: \"uv_spawn\""),
+			txt("Error: EPERM: operation not permitted, uv_spawn\n     'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe'"),
+			txt("EACCES: permission denied, posix_spawn '/opt/agent/bin/agent'")},
+		neg: []Evidence{txt("EPERM: operation not permitted, open 'C:\\Users\\x\\.claude.json'"), txt("ENOENT: no such file or directory, uv_spawn 'git'"),
+			txt("EBUSY: resource busy or locked, uv_spawn 'git'"), txt("uv_spawn returned EPERM once, then the retry worked")},
 	},
 	"exec.spawn_denied.v1": {
 		pos: []Evidence{txt("Error: spawn /opt/agents/bin/codex-acp EACCES"), txt("spawn failed: spawn EPERM"),
