@@ -1002,3 +1002,15 @@ func TestHeldoutEightySeventh(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 87, "eighty-seventh held-out set")
 }
+
+// TestHeldoutEightyEighth measures testdata/heldout88: 26 real errors from
+// Gemini CLI and Qwen Code run as ACP agents (gemini --experimental-acp /
+// --acp, qwen --acp) inside Zed, Emacs agent-shell, Obsidian and other ACP
+// hosts, and from the Gemini Code Assist, Copilot-with-Gemini and Qwen Code
+// Companion IDE integrations — JSON-RPC -32603/-32602 with data, 500/503s,
+// connection errors, agent process exits — committed before the classifier
+// saw them (testdata/heldout88/README.md).
+func TestHeldoutEightyEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 88, "eighty-eighth held-out set")
+}
