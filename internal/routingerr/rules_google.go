@@ -172,6 +172,16 @@ var googleRules = []rule{
 			"not running in a trusted directory", "is disabled by your administrator", "fatalsandboxerror", "fatalconfigerror",
 			"fataluntrustedworkspaceerror", "(from gemini_sandbox)", "failed to determine command for sandbox",
 			"please fix the configuration file(s)",
+			// An ACP host switching a session to auto-edit or YOLO in a folder
+			// the user never trusted (packages/core/src/config/config.ts
+			// setApprovalMode: "Cannot enable privileged approval modes in an
+			// untrusted folder."; the ACP agent returns it as -32603 with
+			// data.details), and the sandbox image that is not there
+			// (packages/cli/src/utils/sandbox.ts: FatalSandboxError "Sandbox
+			// image '<image>' is missing or could not be pulled. Please check
+			// the image name, your network connection, or notify …"): the
+			// folder must be trusted, the image built or pulled, first.
+			"cannot enable privileged approval modes in an untrusted folder", "is missing or could not be pulled",
 			// The docs anchor setup.ts appends to ProjectIdRequiredError (its
 			// only use at 5411f113ca), read when a host's wrapping broke the
 			// GOOGLE_CLOUD_PROJECT the words above key on ("… setting the\n

@@ -27,7 +27,8 @@ func init() {
 			pos: []Evidence{txt("Invalid auth method selected."),
 				txt("This account requires setting the GOOGLE_CLOUD_\nPROJECT env var. See https://goo.gle/gemini-cli-auth-docs#workspace-gca")},
 			neg: []Evidence{txt("auth method selected: gemini-api-key"), txt("custom base URL: http://localhost:8080"),
-				txt("see https://goo.gle/gemini-cli-auth-docs")},
+				txt("see https://goo.gle/gemini-cli-auth-docs"), txt("Privileged approval modes are enabled in this trusted folder."),
+				txt("the sandbox image is missing a tag"), txt("image could not be pulled because the registry is down (503)")},
 		},
 		"gemini.invalid_argument.v1": {
 			pos: []Evidence{txt("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]")},

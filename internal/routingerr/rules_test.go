@@ -1573,6 +1573,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("ERROR [agent] Failed to authenticate provider: ChatGPT Subscription: Sign in with your ChatGPT Plus or Pro subscription to use this provider.")},
 		neg: []Evidence{txt("Signed in with your ChatGPT Plus subscription."), txt("ChatGPT Subscription: rate limited, retrying")},
 	},
+	"zed.agent_version_unsupported.v1": {
+		pos: []Evidence{txt("Upgrade Codex to work with Zed\nCurrently using /usr/local/bin/codex-acp, which does not report a valid --version")},
+		neg: []Evidence{txt("Currently using version 0.2.2 of Gemini CLI"), txt("which is only versioned by date, currently using the nightly"),
+			txt("Upgrade Gemini CLI to work with Zed"), txt("Currently using node 18, which is only version-pinned; we need at least 20 elsewhere in the docs, far below this line and well past the callout's reach of a hundred and twenty bytes")},
+	},
 	"acp.permission_prompt_unavailable.v1": {
 		pos: []Evidence{txt("AcpRuntimeError: Permission prompt unavailable in non-interactive mode"),
 			{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error", RPCData: `{"details":"Permission prompt unavailable in non-interactive mode"}`}},

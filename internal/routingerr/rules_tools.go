@@ -156,6 +156,41 @@ var toolRules = []rule{
 	{id: "zed.chatgpt_subscription_signin.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"sign in with your chatgpt plus or pro subscription"}},
 
+	// Zed's agent panel when the external agent it found is older than the
+	// ACP version it needs (crates/agent_ui/src/acp/thread_view.rs, the
+	// unsupported-version callout: "Upgrade {agent} to work with Zed" over
+	// "Currently using {path}, which is only version {v} (need at least
+	// {min})" or "Currently using {path}, which does not report a valid
+	// --version"): the binary on PATH must be upgraded or replaced; the
+	// same launch fails again.
+	{id: "zed.agent_version_unsupported.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		gate:  []string{"currently using "},
+		check: "after \"Currently using <path>\" the same line says \", which is only version <v>\" with \"(need at least <min>)\" just after, or \", which does not report a valid --version\"",
+		match: func(s *scan) int {
+			i := strings.Index(s.low, "currently using ")
+			if i < 0 {
+				return -1
+			}
+			line := s.low[i:]
+			if j := strings.IndexByte(line, '\n'); j >= 0 {
+				line = line[:j]
+			}
+			if strings.Contains(line, ", which does not report a valid --version") {
+				return i
+			}
+			// The callout wraps: "(need at least …)" may start the next line.
+			if k := strings.Index(line, ", which is only version "); k >= 0 {
+				rest := s.low[i+k:]
+				if len(rest) > 120 {
+					rest = rest[:120]
+				}
+				if strings.Contains(rest, "(need at least ") {
+					return i
+				}
+			}
+			return -1
+		}},
+
 	// Kiro CLI's stream errors (its agent crate, StreamErrorKind's Display).
 	{id: "kiro.throttled.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
 		any: []string{"request was throttled by the service"}},
