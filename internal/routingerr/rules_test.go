@@ -1574,7 +1574,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Signed in with your ChatGPT Plus subscription."), txt("ChatGPT Subscription: rate limited, retrying")},
 	},
 	"zed.agent_version_unsupported.v1": {
-		pos: []Evidence{txt("Upgrade Codex to work with Zed\nCurrently using /usr/local/bin/codex-acp, which does not report a valid --version")},
+		pos: []Evidence{txt("Upgrade Codex to work with Zed\nCurrently using /usr/local/bin/codex-acp, which does not report a valid --version"),
+			txt(`Currently using C:\Users\me\AppData\Roaming\npm\gemini.cmd, which does not report a valid --version`)},
 		neg: []Evidence{txt("Currently using version 0.2.2 of Gemini CLI"), txt("which is only versioned by date, currently using the nightly"),
 			txt("Upgrade Gemini CLI to work with Zed"), txt("Currently using node 18, which is only version-pinned; we need at least 20 elsewhere in the docs, far below this line and well past the callout's reach of a hundred and twenty bytes")},
 	},

@@ -165,15 +165,17 @@ var toolRules = []rule{
 	// same launch fails again.
 	{id: "zed.agent_version_unsupported.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		gate:  []string{"currently using "},
-		check: "after \"Currently using <path>\" the same line says \", which is only version <v>\" with \"(need at least <min>)\" just after, or \", which does not report a valid --version\"",
+		check: "after \"Currently using <path>\" the text says \", which is only version <v>\" with \"(need at least <min>)\" just after, or \", which does not report a valid --version\"",
 		match: func(s *scan) int {
 			i := strings.Index(s.low, "currently using ")
 			if i < 0 {
 				return -1
 			}
+			// A path comes between; no line cut, since a Windows path's
+			// "\npm" may have been unescaped into a newline.
 			line := s.low[i:]
-			if j := strings.IndexByte(line, '\n'); j >= 0 {
-				line = line[:j]
+			if len(line) > 400 {
+				line = line[:400]
 			}
 			if strings.Contains(line, ", which does not report a valid --version") {
 				return i
