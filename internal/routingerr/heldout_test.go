@@ -1014,3 +1014,16 @@ func TestHeldoutEightyEighth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 88, "eighty-eighth held-out set")
 }
+
+// TestHeldoutEightyNinth measures testdata/heldout89: 42 real errors from
+// agents using Azure OpenAI / Azure AI Foundry and OpenAI-compatible local
+// servers (Ollama, LM Studio, vLLM, llama.cpp) as model providers —
+// DeploymentNotFound and "Resource not found", Azure content filters,
+// context-length errors, connection refused to localhost:11434, busy
+// servers, models not found or not loadable, and tool calling unsupported —
+// from threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout89/README.md).
+func TestHeldoutEightyNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 89, "eighty-ninth held-out set")
+}
