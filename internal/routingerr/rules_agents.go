@@ -859,6 +859,13 @@ var sharedRules = []rule{
 			// --tool-call-parser to be set'), a 400 every time until the
 			// server's flags or the client's tool setting change.
 			"tool choice requires --enable-auto-tool-choice",
+			// Older vLLM servers (before auto tool choice, 0.5.x
+			// vllm/entrypoints/openai/protocol.py ChatCompletionRequest
+			// check_tool_choice: ValueError("Currently only named tools are
+			// supported.")), TensorRT-LLM's OpenAI server likewise: a request
+			// with tool_choice "auto" fails every time on this server.
+			// Catalogue local-servers vllm-only-named-tools.
+			"currently only named tools are supported",
 			// LiteLLM when the model string names no provider it knows
 			// (litellm/litellm_core_utils/get_llm_provider_logic.py at
 			// 001a933c: "LLM Provider NOT provided. Pass in the LLM provider

@@ -320,7 +320,13 @@ var openaiRules = []rule{
 	// Nothing changes until the machine or the command does.
 	{id: "codex.local_setup.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"no running ollama server", "lm studio not found", "not inside a trusted directory",
-			"flag is no longer supported", "requires the openai provider"}},
+			"flag is no longer supported", "requires the openai provider",
+			// --oss's model pull through a server that never reported
+			// success (codex-rs ollama/src/client.rs pull_with_reporter:
+			// "Pull stream ended unexpectedly without success."), as when
+			// the base URL is LM Studio's, which has no Ollama pull API.
+			// Catalogue codex codex-oss-pull-stream-ended.
+			"pull stream ended unexpectedly without success"}},
 	// A feature this account may not use ("Daybreak is not available for
 	// this account. Apply at …"); a model named that way is the model's
 	// rule.
@@ -414,6 +420,31 @@ var openaiRules = []rule{
 	// 32768." The prompt alone is over the served context.
 	{id: "vllm.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"is longer than the maximum model length of"}},
+	// Ollama's own back-pressure, whatever the client wraps it in: its
+	// scheduler's full queue (server/sched.go ErrMaxQueue, "server busy,
+	// please try again.  maximum pending requests exceeded", a 503 since
+	// ollama#4144) and a runner with every slot taken (llm/server.go:
+	// ServerStatusNoSlotsAvailable is "llm busy - no slots available",
+	// returned as "unexpected server status: …", and getServerStatusRetry's
+	// "no slots available after %d retries"). The server is up and working
+	// through other requests; the same request passes once a slot frees.
+	// Generic band: a status beside it (Zed's "503 Service Unavailable
+	// {…}") is read first, with the same class. Catalogue local-servers
+	// ollama-max-queue-busy, ollama-no-slots-unexpected-status,
+	// ollama-no-slots-after-retries.
+	{id: "ollama.server_busy.v1", band: bandGeneric, code: "overloaded", class: ClassTransient, conf: 0.85,
+		any: []string{"maximum pending requests exceeded", "llm busy - no slots available", "no slots available after"}},
+	// A local runtime that could not load the model it was asked to serve:
+	// llama.cpp's loader ("llama_model_load: error loading model: …",
+	// src/llama.cpp llama_model_load) as Ollama, LM Studio and
+	// llama-cpp-python relay it, its tools' "error: failed to load model
+	// '<path>'", LM Studio's "Failed to load the model" / "Failed to load
+	// model \"<name>\". Error: Error loading model." A different model,
+	// build or setting is needed; replaying loads the same file again.
+	// Catalogue local-servers llamacpp-error-loading-model-architecture,
+	// llamacpp-failed-to-load-model-path.
+	{id: "local.model_load_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.75,
+		any: []string{"error loading model", "failed to load the model", "failed to load model '", "failed to load model \""}},
 	{id: "codex.context_window.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"out of room in the model's context window", "exceeds the context window"}},
 	// The history holds a tool call without its output: replaying the same

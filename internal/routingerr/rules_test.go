@@ -146,11 +146,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Access blocked by Cloudflare. This usually happens when connecting from a restricted region"),
 			txt("Error: Claude Code cannot be launched inside another Claude Code session.\nNested sessions share runtime resources and will crash all active sessions.\nTo bypass this check, unset the CLAUDECODE environment variable."),
 			status(400, `{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`),
+			txt("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"[{'type': 'value_error', 'loc': ('body',), 'msg': 'Value error, Currently only named tools are supported.'}]\", 'type': 'BadRequestError', 'param': None, 'code': 400}"),
 			txt("litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. You passed model=llama3"),
 			txt("kiro-cli version 1.20.0 is installed, but version >=1.25.0,<3 is required. Please upgrade kiro-cli. See https://kiro.dev for instructions.")},
 		neg: []Evidence{txt("cloudflare cache hit"), txt("cwd is /srv"), txt("launched another Claude Code session in a second terminal"),
 			txt("this persona requires a calm voice"), txt("gemini CLI version 0.40.0 is installed"),
 			txt("start vllm with --enable-auto-tool-choice --tool-call-parser hermes"), txt("LLM provider set to ollama"),
+			txt("named tools are supported on this server"),
 			txt("unknown provider for model gpt-9")},
 	},
 	"generic.permission_words.v1": {
@@ -1911,8 +1913,21 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("permissions for this operation are sufficient"), txt("no scopes missing")},
 	},
 	"codex.local_setup.v1": {
-		pos: []Evidence{txt("LM Studio not found. Please install LM Studio from https://lmstudio.ai/")},
-		neg: []Evidence{txt("Ollama server running"), txt("inside a trusted directory")},
+		pos: []Evidence{txt("LM Studio not found. Please install LM Studio from https://lmstudio.ai/"),
+			txt("Error: OSS setup failed: Pull stream ended unexpectedly without success.")},
+		neg: []Evidence{txt("Ollama server running"), txt("inside a trusted directory"), txt("pull stream ended with success")},
+	},
+	"ollama.server_busy.v1": {
+		pos: []Evidence{status(503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`),
+			txt("Error: unexpected server status: llm busy - no slots available"),
+			txt("ollama._types.ResponseError: no slots available after 10 retries (status code: 500)")},
+		neg: []Evidence{txt("pending requests: 3 of 512"), txt("llm busy"), txt("slots available: 4")},
+	},
+	"local.model_load_failed.v1": {
+		pos: []Evidence{txt("llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'qwen35'"),
+			txt("error: failed to load model 'models/7B/ggml-model-q4_0.gguf'"),
+			txt("🥲 Failed to load the model\n\nError loading model.")},
+		neg: []Evidence{txt("loading model llama3 (42%)"), txt("failed to load models list: fetch failed"), txt("model loaded")},
 	},
 	"codex.account_feature.v1": {
 		pos: []Evidence{txt("Daybreak is not available for this account. Apply at https://openai.com/form/enterprise-trusted-access-for-cyber/.")},
