@@ -1918,9 +1918,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("Ollama server running"), txt("inside a trusted directory"), txt("pull stream ended with success")},
 	},
 	"ollama.server_busy.v1": {
-		pos: []Evidence{status(503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`),
+		pos: []Evidence{txt(`Provider Ollama failed: {"error":"server busy, please try again.  maximum pending requests exceeded"}`),
 			txt("Error: unexpected server status: llm busy - no slots available"),
-			txt("ollama._types.ResponseError: no slots available after 10 retries (status code: 500)")},
+			txt("ollama._types.ResponseError: no slots available after 10 retries")},
 		neg: []Evidence{txt("pending requests: 3 of 512"), txt("llm busy"), txt("slots available: 4")},
 	},
 	"local.model_load_failed.v1": {
