@@ -217,7 +217,7 @@ func normalizeLow(low []byte) {
 			break
 		}
 		j += i
-		if low[j+1] == 'n' && (j == 0 || low[j-1] != '\\') {
+		if low[j+1] == 'n' && (j == 0 || low[j-1] != '\\') && !inWindowsPath(low, j) {
 			low[j], low[j+1] = ' ', '\n'
 		}
 		i = j + 2
@@ -231,6 +231,27 @@ func normalizeLow(low []byte) {
 		i += j + 1
 		blankLineHeader(low, i)
 	}
+}
+
+// inWindowsPath: the backslash at j is a separator of a Windows path
+// (C:\\Users\\me\\npm\\…), not a JSON escape: its token, back to a blank or
+// quote, holds a drive's ":\\" or another backslash that no JSON escape
+// begins.
+func inWindowsPath(low []byte, j int) bool {
+	for k := j - 1; k >= 0 && j-k < 260; k-- {
+		switch c := low[k]; c {
+		case ' ', '\t', '\n', '"', '\'', '(', '[', '=':
+			return false
+		case '\\':
+			if k > 0 && low[k-1] == ':' {
+				return true
+			}
+			if k+1 < len(low) && !strings.ContainsRune("ntr\"\\/ubf", rune(low[k+1])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // blankLineHeader blanks what a line at i opens with before its words: a

@@ -453,6 +453,12 @@ func TestRenderedText(t *testing.T) {
 		{"2026-11-30 10:00:00,123 - WARNING - Unauthorized", ClassUserAction},
 		{"2026-11-30 build 42: Unauthorized", ClassUnclassified},
 	})
+	// A Windows path's "\npm" is a folder, not an escaped newline.
+	s := newScan(&Evidence{Err: `spawn C:\Users\me\AppData\Roaming\npm\node_modules\x.js ENOENT {"details":"a\nb"}`}, testNow)
+	if strings.Count(s.low, "\n") != 1 {
+		t.Errorf("lines of %q: %q", s.raw, s.low)
+	}
+	s.release()
 	if got := renderedText("a\x1b[1;31mb\x1b[0mc\x1b[ d"); got != "abc[ d" {
 		t.Errorf("renderedText = %q", got)
 	}
