@@ -1027,3 +1027,14 @@ func TestHeldoutEightyNinth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 89, "eighty-ninth held-out set")
 }
+
+// TestHeldoutNinetieth measures testdata/heldout90: 25 real errors from
+// requests that can never succeed as sent — images too large, output and
+// max_tokens limits, unsupported parameters (temperature, max_tokens),
+// invalid tool schemas, content-filter refusals, 413 bodies and context
+// windows exceeded — from threads no earlier set used, committed before the
+// classifier saw them (testdata/heldout90/README.md).
+func TestHeldoutNinetieth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 90, "ninetieth held-out set")
+}
