@@ -217,6 +217,16 @@ var openaiRules = []rule{
 	{id: "openai.unsupported_param_message.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
 		any: []string{"unsupported parameter: ", "unsupported value: "}, match: unsupportedWithModel,
 		check: `"with this model", or "is not supported with the '<model>' model"`},
+	// OpenAI's validation of a tool's parameters schema (Structured Outputs
+	// and function calling: the schema must be an object schema, with
+	// properties, and in strict mode additionalProperties false): a 400
+	// invalid_function_parameters, "Invalid schema for function '<name>':
+	// In context=(), object schema missing properties." or "…: schema must
+	// be a JSON Schema of 'type: "object"', got 'type: null'.", which
+	// OpenAI-compatible servers and clients repeat without the body around
+	// it. The same tools fail the same way until the tool is fixed.
+	{id: "openai.function_schema_invalid.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"invalid schema for function '", "invalid_function_parameters"}},
 	// The request's own output limit: the Responses API's response.incomplete
 	// with incomplete_details.reason max_output_tokens (codex-rs: "Incomplete
 	// response returned, reason: max_output_tokens"), the SDKs'

@@ -1824,6 +1824,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			status(400, `{"error":{"code":"OperationNotSupported","message":"The embeddings operation does not work with the specified model, gpt-4o."}}`)},
 		neg: []Evidence{txt("the specified model works with chat completions"), txt("operation not supported on socket")},
 	},
+	"openai.function_schema_invalid.v1": {
+		pos: []Evidence{txt("Invalid schema for function 'list_items': In context=(), object schema missing properties."),
+			txt(`Invalid schema for function 'notify': schema must be a JSON Schema of 'type: "object"', got 'type: "array"'.`),
+			status(400, `{"error":{"message":"bad tool","type":"invalid_request_error","param":"tools[0].function.parameters","code":"invalid_function_parameters"}}`)},
+		neg: []Evidence{txt("the model returned an invalid schema for function calls"), txt("function parameters are invalid, retrying")},
+	},
 	"openai.unsupported_param_message.v1": {
 		pos: []Evidence{txt("Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
 			txt("Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported."),
