@@ -630,7 +630,11 @@ var sharedRules = []rule{
 			// our safety system." (OpenAI), "System detected potentially
 			// unsafe or sensitive content in input or generation." (Zhipu
 			// 1301's message).
-			"as a result of our safety system", "unsafe or sensitive content"}},
+			"as a result of our safety system", "unsafe or sensitive content",
+			// Anthropic's 400 when its filter stops the output: "Output
+			// blocked by content filtering policy" (Claude Code relays it as
+			// "API Error: 400 Output blocked …" or with no status at all).
+			"blocked by content filtering policy"}},
 	{id: "generic.context_overflow.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: []string{"context limit reached", "exceed context limit", "exceeds the maximum number of tokens allowed",
 			"input is too long", "maximum output length", "reduce the length of the messages", "greater than the context length", "messageoutputlengtherror", "context window of this model",

@@ -10,6 +10,12 @@ import (
 const noResponseRetrying = " · retrying, waiting up to "
 
 var anthropicRules = []rule{
+	// The Messages API's 400 for a max_tokens over the model's output limit:
+	// "max_tokens: 64000 > 32000, which is the maximum allowed number of
+	// output tokens for claude-opus-4-20250514", which clients print without
+	// the body around it. The same request fails until max_tokens is lowered.
+	{id: "anthropic.max_tokens_over_model.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		any: []string{"which is the maximum allowed number of output tokens"}},
 	// "API Error: Operation aborted": Claude Code aborted the request. Without
 	// our cancel flag we cannot tell who did, so it is not trusted to retry.
 	{id: "claude_code.aborted.v1", band: bandCancel, code: "cancelled", class: ClassUnclassified, conf: 0.5,

@@ -16,6 +16,25 @@ var cancelRules = []rule{
 }
 
 var genericRules = []rule{
+	// A web server's own 413 page with no status beside it (nginx's
+	// client_max_body_size: "<title>413 Request Entity Too Large</title>"),
+	// as a client prints the body it got: the body is over the server's
+	// limit and a replay sends the same body.
+	// With the status known, http.too_large.413.v1 decides it.
+	{id: "http.too_large_page.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		gate:  []string{"<title>413 request entity too large</title>", "<h1>413 request entity too large</h1>"},
+		check: "no HTTP status 413 is given beside the page",
+		match: func(s *scan) int {
+			if st, _ := s.httpStatus(); st == 413 {
+				return -1
+			}
+			for _, k := range []string{"<title>413 request entity too large</title>", "<h1>413 request entity too large</h1>"} {
+				if i := s.index(k, true); i >= 0 {
+					return i
+				}
+			}
+			return -1
+		}},
 	// Connect-RPC's ConnectError puts its code in front of the message:
 	// "[invalid_argument] sentence cannot be empty", or the bare
 	// "[invalid_argument]" when the message is empty (connectrpc/connect-es

@@ -226,7 +226,7 @@ var openaiRules = []rule{
 	// OpenAI-compatible servers and clients repeat without the body around
 	// it. The same tools fail the same way until the tool is fixed.
 	{id: "openai.function_schema_invalid.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
-		any: []string{"invalid schema for function '", "invalid_function_parameters"}},
+		any: []string{"invalid schema for function '", "invalid_function_parameters", "object schema missing properties"}},
 	// The request's own output limit: the Responses API's response.incomplete
 	// with incomplete_details.reason max_output_tokens (codex-rs: "Incomplete
 	// response returned, reason: max_output_tokens"), the SDKs'

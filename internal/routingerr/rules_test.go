@@ -91,7 +91,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"generic.content_policy.v1": {
 		pos: []Evidence{txt("Invalid prompt: your prompt was flagged as potentially violating our usage policy."),
-			txt("The request was rejected as a result of our safety system."), txt("Detected unsafe or sensitive content in the input.")},
+			txt("The request was rejected as a result of our safety system."), txt("Detected unsafe or sensitive content in the input."),
+			txt("Output blocked by content filtering policy")},
 		neg: []Evidence{txt("content filter settings"), txt("usage policy page")},
 	},
 	"generic.context_overflow.v1": {
@@ -1824,11 +1825,20 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			status(400, `{"error":{"code":"OperationNotSupported","message":"The embeddings operation does not work with the specified model, gpt-4o."}}`)},
 		neg: []Evidence{txt("the specified model works with chat completions"), txt("operation not supported on socket")},
 	},
+	"anthropic.max_tokens_over_model.v1": {
+		pos: []Evidence{txt("max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307")},
+		neg: []Evidence{txt("the maximum allowed number of tokens is 4096"), txt("max_tokens: 8192")},
+	},
+	"http.too_large_page.v1": {
+		pos: []Evidence{txt("<html><head><title>413 Request Entity Too Large</title></head><body></body></html>")},
+		neg: []Evidence{txt("<title>413 files</title>"), txt("entity too large to render")},
+	},
 	"openai.function_schema_invalid.v1": {
 		pos: []Evidence{txt("Invalid schema for function 'list_items': In context=(), object schema missing properties."),
 			txt(`Invalid schema for function 'notify': schema must be a JSON Schema of 'type: "object"', got 'type: "array"'.`),
 			status(400, `{"error":{"message":"bad tool","type":"invalid_request_error","param":"tools[0].function.parameters","code":"invalid_function_parameters"}}`)},
-		neg: []Evidence{txt("the model returned an invalid schema for function calls"), txt("function parameters are invalid, retrying")},
+		neg: []Evidence{txt("the model returned an invalid schema for function calls"), txt("function parameters are invalid, retrying"),
+			txt("object schema has properties")},
 	},
 	"openai.unsupported_param_message.v1": {
 		pos: []Evidence{txt("Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
