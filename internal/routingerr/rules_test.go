@@ -1619,6 +1619,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("A network error occurred. Please check your connection and try again.")},
 		neg: []Evidence{txt("a network error occurred in the test fixture"), txt("please check your connection settings file")},
 	},
+	"kiro.account_limited.v1": {
+		pos: []Evidence{txt(`429 Too Many Requests: {"message":"Due to suspicious activity, we are imposing temporary limits on how frequently your account can send a request to Kiro while we investigate.","reason":null}`),
+			{HTTPStatus: 429, Err: "Due to suspicious activity, we are imposing temporary limits on how frequently your\naccount can make requests."}},
+		neg: []Evidence{txt("we are imposing temporary limits on uploads during maintenance"),
+			txt("due to suspicious activity on the test account, the fixture is skipped")},
+	},
 	"warp.quota_limit.v1": {
 		pos: []Evidence{txt("I'm sorry, I couldn't complete that request.\n\nRequest failed with error: QuotaLimit"),
 			txt("Request failed due to lack of AI quota.")},

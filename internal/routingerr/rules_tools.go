@@ -215,6 +215,16 @@ var toolRules = []rule{
 		any: []string{"model is temporarily busy", "selected is experiencing a high volume of traffic"}},
 	{id: "kiro.network_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.75,
 		any: []string{"a network error occurred. please check your connection and try again"}},
+	// The Kiro service's account-level hold, a 429 whose body is
+	// {"message":"Due to suspicious activity, we are imposing temporary
+	// limits on how frequently your account can send a request to Kiro
+	// while we investigate.","reason":null} (the IDE shows it as "… your
+	// account can make requests."). It names no reset and no delay, and it
+	// is the account that is held, not the request: Kiro proxies park the
+	// account for an hour or drop it, and users report it still there a
+	// day later. A user_action (before the transient band a 429 reaches).
+	{id: "kiro.account_limited.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.8,
+		any: []string{"due to suspicious activity, we are imposing temporary limits"}},
 
 	// Warp's agent (warpdotdev/warp app/src/server/server_api.rs AIApiError,
 	// app/src/ai/agent/mod.rs RenderableAIError): a 429 with Warp's
