@@ -1050,3 +1050,15 @@ func TestHeldoutNinetyFirst(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 91, "ninety-first held-out set")
 }
+
+// TestHeldoutNinetySecond measures testdata/heldout92: 25 real aborts,
+// cancellations, interruptions and timeouts as Claude Code, Codex, Gemini
+// CLI, Qwen Code, opencode, ACP hosts and gateways print them — "Request was
+// aborted", AbortError, "[Request interrupted by user]", ACP -32800 "Request
+// cancelled", streaming and read timeouts, "context deadline exceeded" — from
+// threads no earlier set used, committed before the classifier saw them
+// (testdata/heldout92/README.md).
+func TestHeldoutNinetySecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 92, "ninety-second held-out set")
+}
