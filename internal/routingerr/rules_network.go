@@ -841,6 +841,41 @@ var transportLostRules = []rule{
 	// retryable): the provider went quiet, a new request resumes.
 	{id: "opencode.idle_timeout.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.8,
 		any: []string{"no data received from provider"}},
+	// A relay's or agent's own timer on the upstream, named by what it was
+	// waiting for: "<upstream|transport|response|prelude|stream|websocket|
+	// stall> timed out" or "… timeout" as the outcome (opencodex's "live
+	// upstream timed out", "Cursor transport timed out before first
+	// response", "CCA image response timed out during body read"; 9router's
+	// "Upstream timeout"; catalogue relays opencodex-*, 9router-*). The
+	// provider did not answer in time, a new request may. "timeout" counts
+	// only as the last word of a clause (end, punctuation, or " after" /
+	// " error" / " exceeded"), so a setting ("stream timeout set to 300s",
+	// "upstream timeout=60s") is not it. Generic band: a status in the same
+	// text (Claude Code's "API Error: 504 {… "Stream timeout"}") decides first.
+	{id: "net.subject_timed_out.v1", band: bandGeneric, code: "network", class: ClassTransient, conf: 0.75,
+		gate: []string{"timed out", "timeout"},
+		match: func(s *scan) int {
+			for _, subj := range timeoutSubjects {
+				for _, tail := range []string{" timed out", " timeout"} {
+					w := subj + tail
+					for off, n := 0, 0; n < 8; n++ {
+						i := strings.Index(s.low[off:], w)
+						if i < 0 {
+							break
+						}
+						i += off
+						off = i + len(w)
+						if i > 0 && isLetter(s.low[i-1]) {
+							continue
+						}
+						if tail == " timed out" || timeoutEndsClause(s.low[off:]) {
+							return i
+						}
+					}
+				}
+			}
+			return -1
+		}},
 	// The disk is full (ENOSPC; Gemini CLI's fsErrorMessages.ts "No space
 	// left on device. Free up some disk space and try again.", which its
 	// non-interactive mode makes fatal): nothing to replay until space is freed.
@@ -1080,4 +1115,27 @@ func goQuotedValueEnd(rest string) bool {
 	}
 	rest = strings.TrimLeft(rest[1:], " \t")
 	return rest == "" || rest[0] == '\n' || rest[0] == '\r'
+}
+
+// timeoutSubjects are the things a relay's or agent's timer waits on whose
+// timing out is the upstream's silence, not a setting or a local tool.
+var timeoutSubjects = []string{"upstream", "transport", "response", "prelude", "stall", "stream", "websocket"}
+
+// timeoutEndsClause reports whether the text after a "… timeout" ends the
+// clause: nothing, punctuation or a quote, or " after" / " error" /
+// " exceeded" (a value or " set to" after it is a setting).
+func timeoutEndsClause(rest string) bool {
+	if rest == "" {
+		return true
+	}
+	switch rest[0] {
+	case '.', ',', ';', '!', ')', '"', '\'', '\n', '\r', ']':
+		return true
+	}
+	for _, w := range []string{" after", " error", " exceeded"} {
+		if strings.HasPrefix(rest, w) {
+			return true
+		}
+	}
+	return false
 }

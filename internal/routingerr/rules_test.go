@@ -1380,6 +1380,13 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("OpenAI Codex SSE stream timed out while waiting for the first event")},
 		neg: []Evidence{txt("the stream stalled"), txt("waiting for the next event loop tick")},
 	},
+	"net.subject_timed_out.v1": {
+		pos: []Evidence{txt("live upstream timed out"), txt("Cursor transport timed out before first response"),
+			txt("Upstream timeout"), txt("codex websocket response prelude timed out"),
+			txt("[09:34:21] [STREAM] CODEX | gpt-5.5 | 789865ms | error: stream stall timeout")},
+		neg: []Evidence{txt("stream timeout set to 300s"), txt("upstream timeout=60s"), txt("the request timed out"),
+			txt("downstream timeout"), txt("responsetimeout: 30"), txt("stream timeouts are configurable")},
+	},
 	"kun.stream_stalled.v1": {
 		pos: []Evidence{txt("model stream stalled for 45000ms without data"), txt("error: model stream stalled for 120000ms without data (stream_idle_timeout)")},
 		neg: []Evidence{txt("[kun] event loop stalled for ~5000ms — a synchronous task blocked the loop"), txt("the stream stalled"),
