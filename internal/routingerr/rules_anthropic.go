@@ -24,7 +24,14 @@ var anthropicRules = []rule{
 			// The Agent SDK's own abort (sdk.mjs: "Claude Code process aborted
 			// by user", "Connection aborted by user"); catalogue
 			// claude-agent-sdk-aborted-0.3.334.
-			"aborted by user"},
+			"aborted by user",
+			// Claude Code's own interrupt markers (cli.js 2.1.0: the
+			// transcript's "[Request interrupted by user]" and "[Request
+			// interrupted by user for tool use]", the TUI's "Interrupted ·
+			// What should Claude do instead?"): a cancel in its words,
+			// though users report them with no key pressed; catalogue
+			// claude-code-request-interrupted-*, claude-code-interrupted-*.
+			"[request interrupted by user", "what should claude do instead?"},
 		// undici's proxy refusal is a RequestAbortedError too
 		// ("Proxy response (407) !== 200 when HTTP Tunneling"): the
 		// proxy answered, nobody cancelled (proxy.tunnel_refused.v1).

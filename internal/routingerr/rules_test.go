@@ -371,8 +371,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{{HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error"}, txt(`{"code":-328000}`)},
 	},
 	"claude_code.aborted.v1": {
-		pos: []Evidence{txt("API Error: Operation aborted"), txt("AbortError: Request was aborted.")},
-		neg: []Evidence{txt("aborted the operation")},
+		pos: []Evidence{txt("API Error: Operation aborted"), txt("AbortError: Request was aborted."),
+			txt("[Request interrupted by user for tool use]"), txt("  ⎿  Interrupted · What should Claude do instead?")},
+		neg: []Evidence{txt("aborted the operation"), txt("the request was interrupted by a user action"), txt("what should claude do next")},
 	},
 	"claude_code.retrying.v1": {
 		pos: []Evidence{txt("API Error (Request timed out.) · Retrying in 1 seconds… (attempt 2/10)"),
