@@ -2,6 +2,7 @@ package routingerr
 
 import (
 	"fmt"
+	"iter"
 	mbits "math/bits"
 	"slices"
 	"strings"
@@ -283,6 +284,20 @@ func anyBounded(s string, ks ...string) int {
 		}
 	}
 	return -1
+}
+
+// occurrences yields each offset of w in low, left to right, at most limit
+// of them (0: all): a rule's own check runs on each until one holds.
+func occurrences(low, w string, limit int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for off, n := 0, 0; limit == 0 || n < limit; n++ {
+			i := strings.Index(low[off:], w)
+			if i < 0 || !yield(off+i) {
+				return
+			}
+			off += i + len(w)
+		}
+	}
 }
 
 func isAlnum(b byte) bool {

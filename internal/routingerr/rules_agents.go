@@ -707,13 +707,8 @@ var sharedRules = []rule{
 	{id: "agents_sdk.max_turns.v1", band: bandUser, code: "turn_limit", class: ClassUserAction, conf: 0.85,
 		gate: []string{"max turns ("},
 		match: func(s *scan) int {
-			for off := 0; ; {
-				i := strings.Index(s.low[off:], "max turns (")
-				if i < 0 {
-					return -1
-				}
-				i += off
-				off = i + len("max turns (")
+			for i := range occurrences(s.low, "max turns (", 0) {
+				off := i + len("max turns (")
 				j := off
 				for j < len(s.low) && s.low[j] >= '0' && s.low[j] <= '9' {
 					j++
@@ -722,6 +717,7 @@ var sharedRules = []rule{
 					return i
 				}
 			}
+			return -1
 		}},
 	{id: "generic.auth_words.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
 		any: []string{"refresh token", "sign in again", "verify your account", "device code expired",

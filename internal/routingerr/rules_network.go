@@ -858,17 +858,11 @@ var transportLostRules = []rule{
 			for _, subj := range timeoutSubjects {
 				for _, tail := range []string{" timed out", " timeout"} {
 					w := subj + tail
-					for off, n := 0, 0; n < 8; n++ {
-						i := strings.Index(s.low[off:], w)
-						if i < 0 {
-							break
-						}
-						i += off
-						off = i + len(w)
+					for i := range occurrences(s.low, w, 8) {
 						if i > 0 && isLetter(s.low[i-1]) {
 							continue
 						}
-						if tail == " timed out" || timeoutEndsClause(s.low[off:]) {
+						if tail == " timed out" || timeoutEndsClause(s.low[i+len(w):]) {
 							return i
 						}
 					}

@@ -959,14 +959,8 @@ var monthAbbrevs = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "au
 // a month name, a day of one or two digits and a four-digit year from 2000.
 // It returns the offset of "try again at", or -1.
 func tryAgainAtDate(s *scan) int {
-	for off := 0; ; {
-		i := strings.Index(s.low[off:], "try again at ")
-		if i < 0 {
-			return -1
-		}
-		i += off
-		off = i + len("try again at ")
-		rest := s.low[off:]
+	for i := range occurrences(s.low, "try again at ", 0) {
+		rest := s.low[i+len("try again at "):]
 		month := -1
 		for _, m := range monthAbbrevs {
 			if strings.HasPrefix(rest, m) {
@@ -1009,4 +1003,5 @@ func tryAgainAtDate(s *scan) int {
 			return i
 		}
 	}
+	return -1
 }

@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -2030,5 +2031,23 @@ func TestRuleFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestOccurrences(t *testing.T) {
+	t.Parallel()
+	var got []int
+	for i := range occurrences("aXaXa", "a", 2) {
+		got = append(got, i)
+	}
+	if !slices.Equal(got, []int{0, 2}) {
+		t.Errorf("occurrences with a limit of 2 = %v", got)
+	}
+	got = got[:0]
+	for i := range occurrences("aaaa", "aa", 0) {
+		got = append(got, i)
+	}
+	if !slices.Equal(got, []int{0, 2}) {
+		t.Errorf("occurrences do not overlap: %v", got)
 	}
 }
