@@ -203,8 +203,9 @@ func newScan(ev *Evidence, now time.Time) *scan {
 
 // normalizeLow evens out, in the lowered text (offsets stay those of
 // raw), the ways a pasted or logged text wraps its lines:
-//   - an escaped newline inside a JSON string ("\\n": an ACP error's
-//     details, a log's message field) becomes a blank and a newline, so a
+//   - an escaped newline inside a JSON string (a backslash and "n": an
+//     ACP error's details, a log's message field) becomes a blank and a
+//     newline, so a
 //     tail of lines quoted in JSON reads line by line (its last error, a
 //     retry line and what follows it) as the same lines unquoted do;
 //   - what opens a line before its words, a Markdown quote's "> " or a
@@ -234,8 +235,8 @@ func normalizeLow(low []byte) {
 }
 
 // inWindowsPath: the backslash at j is a separator of a Windows path
-// (C:\\Users\\me\\npm\\…), not a JSON escape: its token, back to a blank or
-// quote, holds a drive's ":\\" or another backslash that no JSON escape
+// (C:\Users\me\npm\…), not a JSON escape: its token, back to a blank or
+// quote, holds a drive's ":\" or another backslash that no JSON escape
 // begins.
 func inWindowsPath(low []byte, j int) bool {
 	for k := j - 1; k >= 0 && j-k < 260; k-- {

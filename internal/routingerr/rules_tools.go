@@ -171,8 +171,8 @@ var toolRules = []rule{
 			if i < 0 {
 				return -1
 			}
-			// A path comes between; no line cut, since a Windows path's
-			// "\npm" may have been unescaped into a newline.
+			// A path comes between and the callout may wrap: a bounded
+			// window, not one line.
 			line := s.low[i:]
 			if len(line) > 400 {
 				line = line[:400]

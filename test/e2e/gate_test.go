@@ -39,7 +39,8 @@ func gateNote(state string) func(daemontest.Envelope) bool {
 // gateProbed matches an open gate that has sent a probe.
 func gateProbed(e daemontest.Envelope) bool {
 	var body struct{ Gate gateInfo }
-	return gateNote("open")(e) && json.Unmarshal(e.Payload, &body) == nil && body.Gate.ProbesSent > 0
+	return e.Action == "gate.updated" && json.Unmarshal(e.Payload, &body) == nil &&
+		body.Gate.State == "open" && body.Gate.ProbesSent > 0
 }
 
 // A wall of 529s shared by four sessions: the gate opens, probes, closes
