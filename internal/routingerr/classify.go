@@ -205,9 +205,9 @@ func newScan(ev *Evidence, now time.Time) *scan {
 // raw), the ways a pasted or logged text wraps its lines:
 //   - an escaped newline inside a JSON string (a backslash and "n": an
 //     ACP error's details, a log's message field) becomes a blank and a
-//     newline, so a
-//     tail of lines quoted in JSON reads line by line (its last error, a
-//     retry line and what follows it) as the same lines unquoted do;
+//     newline, so a tail of lines quoted in JSON reads line by line (its
+//     last error, a retry line and what follows it) as the same lines
+//     unquoted do;
 //   - what opens a line before its words, a Markdown quote's "> " or a
 //     log's time and level, becomes blanks (blankLineHeader), so a quoted
 //     or logged retry line still opens its line.
