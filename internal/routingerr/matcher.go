@@ -20,7 +20,7 @@ import "fmt"
 
 const (
 	maxTracked  = 80 // keywords whose last position the scan records
-	maxKeywords = 40 * 64
+	maxKeywords = 48 * 64
 	denseDepth  = 8 // states up to this depth get dense rows
 	denseFlag   = 1 << 15
 	denseMask   = denseFlag - 1
