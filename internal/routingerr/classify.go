@@ -210,7 +210,8 @@ func newScan(ev *Evidence, now time.Time) *scan {
 //     unquoted do;
 //   - what opens a line before its words, a Markdown quote's "> " or a
 //     log's time and level, becomes blanks (blankLineHeader), so a quoted
-//     or logged retry line still opens its line.
+//     or logged retry line still opens its line; a code fence's line is
+//     blank.
 func normalizeLow(low []byte) {
 	for i := 0; i+1 < len(low); {
 		j := bytes.IndexByte(low[i:len(low)-1], '\\')
@@ -256,10 +257,14 @@ func inWindowsPath(low []byte, j int) bool {
 }
 
 // blankLineHeader blanks what a line at i opens with before its words: a
-// Markdown quote (quoteAt), then a log's ISO 8601 time and level
+// Markdown quote (quoteAt), a code fence's whole line (fenceAt), or a log's
+// ISO 8601 time and level
 // ("2026-11-30T10:00:00.123Z ERROR ", "2026-11-30 10:00:00,123 - WARNING - ").
 func blankLineHeader(low []byte, i int) {
 	quoteAt(low, i)
+	if fenceAt(low, i) {
+		return
+	}
 	for i < len(low) && (low[i] == ' ' || low[i] == '\t') {
 		i++
 	}
@@ -323,6 +328,30 @@ func isoTimeLen(b []byte) int {
 		n++ // UTC's "Z", not a word's first letter
 	}
 	return n
+}
+
+// fenceAt blanks the line at i when it is a Markdown code fence (```,
+// ```json, ~~~) and reports whether it was: a paste's fences are not lines
+// of the error, so "Retrying…" before a closing fence still ends the text.
+func fenceAt(low []byte, i int) bool {
+	j := i
+	for j < len(low) && (low[j] == ' ' || low[j] == '\t') {
+		j++
+	}
+	if !bytes.HasPrefix(low[j:], []byte("```")) && !bytes.HasPrefix(low[j:], []byte("~~~")) {
+		return false
+	}
+	e := j + 3
+	for e < len(low) && low[e] != '\n' {
+		if c := low[e]; !isLetter(c) && !isDigit(c) && c != '-' && c != '+' && c != '_' && c != ' ' && c != '\r' && c != low[j] {
+			return false
+		}
+		e++
+	}
+	for ; j < e; j++ {
+		low[j] = ' '
+	}
+	return true
 }
 
 // quoteAt blanks a Markdown quote marker ("> ", "> > ", ">" alone) that

@@ -20,6 +20,7 @@ var perturbations = []struct {
 	{"coloured", false, func(s string) string { return "\x1b[31m" + s + "\x1b[0m" }},
 	{"after Error:", true, func(s string) string { return "Error: " + s }},
 	{"with blank lines after", false, func(s string) string { return s + "\n\n" }},
+	{"in a code fence", false, func(s string) string { return "```text\n" + s + "\n```" }},
 	{"logged", false, func(s string) string { return "2026-11-30T10:00:00.123Z ERROR " + s }},
 	{"in an agent exit", true, func(s string) string { return "Error: Claude Code process exited with code 1\nstderr: " + s }},
 	{"in ACP details", true, func(s string) string { return `Internal error: {"details": "` + s + `"}` }},
