@@ -598,8 +598,12 @@ func parseEpochOrRFC3339(s string) (time.Time, bool) {
 		for end < len(s) && strings.IndexByte("0123456789-:TZ.+", s[end]) >= 0 {
 			end++
 		}
-		t, err := time.Parse(time.RFC3339, s[:end])
-		return t.UTC(), err == nil
+		// A sentence may end right after the time ("… resets at
+		// 2026-12-05T00:00:00Z.").
+		if t, err := time.Parse(time.RFC3339, strings.TrimRight(s[:end], ".")); err == nil {
+			return t.UTC(), true
+		}
+		return utcDateTime(s)
 	}
 	n, err := strconv.ParseInt(s[:j], 10, 64)
 	if err != nil {
@@ -610,6 +614,25 @@ func parseEpochOrRFC3339(s string) (time.Time, bool) {
 		return time.Unix(n, 0).UTC(), true
 	case 13:
 		return time.UnixMilli(n).UTC(), true
+	}
+	return time.Time{}, false
+}
+
+// utcDateTime reads a date and a time in UTC written with a blank between
+// them, "2026-12-05 00:00 UTC", "2026-12-05 00:00:00 GMT": the zone is
+// named, so the instant is fixed.
+func utcDateTime(s string) (time.Time, bool) {
+	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04"} {
+		if len(s) < len(layout)+4 {
+			continue
+		}
+		zone := strings.ToUpper(s[len(layout) : len(layout)+4])
+		if zone != " UTC" && zone != " GMT" {
+			continue
+		}
+		if t, err := time.Parse(layout, s[:len(layout)]); err == nil {
+			return t.UTC(), true
+		}
 	}
 	return time.Time{}, false
 }
