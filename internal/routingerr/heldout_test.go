@@ -1062,3 +1062,15 @@ func TestHeldoutNinetySecond(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 92, "ninety-second held-out set")
 }
+
+// TestHeldoutNinetyFifth measures testdata/heldout95: 28 real Gemini CLI,
+// Code Assist and Gemini API / Vertex AI errors taken from web pages (the
+// search tool's pages corpus: a relay's public error database, forum
+// threads, blogs, docs and GitHub mirrors) — RESOURCE_EXHAUSTED with
+// PerDay/limit-0 quota ids, 503 overloaded through relays, invalid
+// arguments, token limits, keys, billing and model-not-found — committed
+// before the classifier saw them (testdata/heldout95/README.md).
+func TestHeldoutNinetyFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 95, "ninety-fifth held-out set")
+}
