@@ -892,7 +892,14 @@ var sharedRules = []rule{
 			// user on your organization's … subscription to use this
 			// service. Please contact your administrator to request an
 			// entitlement".
-			"must be a named user on your organization", "to request an entitlement"}},
+			"must be a named user on your organization", "to request an entitlement",
+			// The same check for a project (cloudcode-pa's 403 "You are
+			// currently configured to use a Google Cloud Project but lack a
+			// Gemini Code Assist license. …") and the IDE extension's "You
+			// are missing a valid license for Gemini Code Assist.", when a
+			// relay keeps only the first sentence (catalogue
+			// gemini-cli-code-assist-license-first-sentence).
+			"lack a gemini code assist license", "missing a valid license for gemini code assist"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
 		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`,

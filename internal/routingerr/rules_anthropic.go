@@ -648,7 +648,14 @@ var anthropicRules = []rule{
 	{id: "anthropic.billing_error.v1", band: bandGeneric, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{`"billing_error"`, `'billing_error'`}},
 	{id: "anthropic.api_error.v1", band: bandGeneric, code: "server_error", class: ClassTransient, conf: 0.8,
-		any: []string{`"type":"api_error"`, `"type": "api_error"`, `type = "api_error"`}},
+		any: []string{`"type":"api_error"`, `"type": "api_error"`, `type = "api_error"`},
+		// Relays put any upstream failure under this type, Google's
+		// INVALID_ARGUMENT too ({"error":{"message":"Request contains an
+		// invalid argument.","type":"api_error"}}, claude-relay-service's
+		// Gemini passthrough when it has no upstream status; catalogue
+		// relays-crs-gemini-passthrough-invalid-argument): the message says
+		// the request is wrong, so gemini.invalid_argument.v1 decides.
+		none: []string{"request contains an invalid argument"}},
 	// The type also in brackets, as the OpenCode Zen / Go console relays an
 	// upstream error (zen/util/handler.ts: "Error from provider (<name>): "
 	// before the upstream's "Upstream request failed: [<type>] <message>"),

@@ -41,7 +41,13 @@ var googleRules = []rule{
 	// free quota tier …", a 429 that waiting never clears).
 	{id: "google.billing_disabled.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
 		any: []string{"requires billing to be enabled", "billing must be enabled", "billing_disabled",
-			"doesn't have a free quota tier"}},
+			"doesn't have a free quota tier",
+			// The project's spend cap (ai.google.dev/gemini-api/docs/billing):
+			// a 429 RESOURCE_EXHAUSTED that no retry clears before someone
+			// raises the cap or the month turns ("Your billing account has
+			// exceeded its monthly spending cap."; catalogue
+			// google-api-spend-cap-429).
+			"exceeded its monthly spending cap", "exceeded its spending cap", "reached its monthly spending cap"}},
 	// The project or key may not call the API: the API not enabled
 	// (SERVICE_DISABLED "… has not been used in project N before or it is
 	// disabled"), the project refused ("Your project has been denied access.
@@ -351,7 +357,11 @@ var googleRules = []rule{
 	{id: "gemini.history_invalid.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
 		any: []string{"number of function response parts is equal to", "function call turn comes immediately after",
 			"function call turns come immediately after", "function response turn comes immediately after",
-			"missing a thought_signature"}},
+			"missing a thought_signature",
+			// The same 400 INVALID_ARGUMENT for turns out of order: "Please
+			// ensure that multiturn requests alternate between user and
+			// model." (catalogue google-api-multiturn-alternate).
+			"multiturn requests alternate between user and model"}},
 	// A response the model's own filters ended empty: "Model stream ended due
 	// to safety settings (SAFETY) …", RECITATION, OTHER, and the
 	// non-interactive mode's "The model response was blocked due to safety
@@ -398,6 +408,12 @@ var googleRules = []rule{
 			// .function_declarations[3].parameters.properties[x].items: missing
 			// field.").
 			"request contains an invalid argument", "* generatecontentrequest.",
+			// langchain-google-genai's wrapper for any InvalidArgument
+			// ("ChatGoogleGenerativeAIError: Invalid argument provided to
+			// Gemini: 400 …", chat_models.py _chat_with_retry); a key, a
+			// region, a broken history or a context overflow in the same text
+			// decide first (catalogue google-api-langchain-invalid-argument-image).
+			"invalid argument provided to gemini",
 			// Google's parse failure for the body ("Invalid JSON payload
 			// received. Unknown name \"foo\" at 'generation_config': Cannot find
 			// field.").

@@ -31,8 +31,11 @@ func init() {
 				txt("the sandbox image is missing a tag"), txt("image could not be pulled because the registry is down (503)")},
 		},
 		"gemini.invalid_argument.v1": {
-			pos: []Evidence{txt("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]")},
-			neg: []Evidence{txt("[API Error: Internal error encountered. (Status: INTERNAL)]"), txt("invalid argument count")},
+			pos: []Evidence{txt("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]"),
+				txt("ChatGoogleGenerativeAIError: Invalid argument provided to Gemini: 400 * GenerateContentRequest.contents: contents is not specified"),
+				txt(`{"error":{"message":"Failed to generate image: Gemini API error 400: Request contains an invalid argument.","type":"api_error","code":"api_error"}}`)},
+			neg: []Evidence{txt("[API Error: Internal error encountered. (Status: INTERNAL)]"), txt("invalid argument count"),
+				txt("invalid arguments provided to the gemini tool")},
 		},
 		"gemini.validation_required.v1": {
 			pos: []Evidence{txt(`{"error":{"code":403,"message":"Verify your account to continue.","status":"PERMISSION_DENIED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"VALIDATION_REQUIRED","domain":"cloudcode-pa.googleapis.com"}]}}`)},
@@ -88,8 +91,10 @@ func init() {
 			neg: []Evidence{txt("API key found in environment"), txt("authentication credential refreshed")},
 		},
 		"google.billing_disabled.v1": {
-			pos: []Evidence{txt("This API method requires billing to be enabled. Please enable billing on project #123 by visiting https://console.developers.google.com/billing/enable?project=123 then retry.")},
-			neg: []Evidence{txt("billing is enabled for this project"), txt("free quota tier: 50 requests per day")},
+			pos: []Evidence{txt("This API method requires billing to be enabled. Please enable billing on project #123 by visiting https://console.developers.google.com/billing/enable?project=123 then retry."),
+				txt("google.api_core.exceptions.ResourceExhausted: 429 Your billing account has exceeded its spending cap.")},
+			neg: []Evidence{txt("billing is enabled for this project"), txt("free quota tier: 50 requests per day"),
+				txt("Set a monthly spending cap to avoid surprises"), txt("spending cap: $50, used $12")},
 		},
 		"google.project_denied.v1": {
 			pos: []Evidence{txt("Your project has been denied access. Please contact support.")},
@@ -101,7 +106,8 @@ func init() {
 		},
 		"gemini.history_invalid.v1": {
 			pos: []Evidence{txt("Please ensure that function call turn comes immediately after a user turn or after a function response turn.")},
-			neg: []Evidence{txt("the function call returned 3 parts"), txt("thought signature verified")},
+			neg: []Evidence{txt("the function call returned 3 parts"), txt("thought signature verified"),
+				txt("multiturn requests are supported by this model")},
 		},
 		"gemini.license_mismatch.v1": {
 			pos: []Evidence{txt("License type mismatch detected.\nYou selected: Gemini Code Assist (GCA)\nBut the server returned: Free Tier")},

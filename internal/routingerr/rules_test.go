@@ -161,8 +161,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Your organization must be verified to stream this model."),
 			txt("You must be a named user on your organization's Standard edition subscription to use this service."),
 			txt("This API key does not have permission to use the requested model."),
-			txt("You do not have permission to access this resource.")},
-		neg: []Evidence{txt("organization verified"), txt("the tool does not have permission bits set")},
+			txt("You do not have permission to access this resource."),
+			txt("403: You are currently configured to use a Google Cloud Project but lack a Gemini Code Assist license.")},
+		neg: []Evidence{txt("organization verified"), txt("the tool does not have permission bits set"),
+			txt("Gemini Code Assist license assigned to you@example.com")},
 	},
 	"acp.auth_required_code.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: -32000, RPCMessage: "This integration does not support using claude.ai subscriptions."}},
@@ -1329,7 +1331,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"anthropic.api_error.v1": {
 		pos: []Evidence{txt(`{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`)},
-		neg: []Evidence{txt("api_error")},
+		neg: []Evidence{txt("api_error"), txt(`{"error":{"message":"Request contains an invalid argument.","type":"api_error"}}`)},
 	},
 	"anthropic.invalid_request_error.v1": {
 		pos: []Evidence{txt(`{"type":"error","error":{"type":"invalid_request_error","message":"messages: roles must alternate"}}`),
