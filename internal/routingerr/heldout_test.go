@@ -1063,6 +1063,18 @@ func TestHeldoutNinetySecond(t *testing.T) {
 	measureLaterSet(t, 92, "ninety-second held-out set")
 }
 
+// TestHeldoutNinetyFourth measures testdata/heldout94: 28 real errors from
+// Codex and the OpenAI / Azure OpenAI API — retry lines, refresh-token and
+// missing-bearer 401s, usage windows, context-window bodies, remote-compact
+// 502s, Azure 429s with Retry-After, Cloudflare pages, and the wrappers that
+// drive the Codex backend (OpenClaw, Hermes, Oracle) — collected from the
+// search tool's pages corpus (blogs, wikis, forums, issue mirrors), committed
+// before the classifier saw them (testdata/heldout94/README.md).
+func TestHeldoutNinetyFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 94, "ninety-fourth held-out set")
+}
+
 // TestHeldoutNinetyFifth measures testdata/heldout95: 28 real Gemini CLI,
 // Code Assist and Gemini API / Vertex AI errors taken from web pages (the
 // search tool's pages corpus: a relay's public error database, forum
