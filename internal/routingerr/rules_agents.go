@@ -100,6 +100,16 @@ var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "tr
 	// rides along, the event is the retry. model.retry.exhausted is the end
 	// and is not here.
 	`"model.retry.scheduled"`,
+	// openclaw's OpenAI Responses WebSocket transport when the socket cannot
+	// carry the turn (src/agents/openai-ws-stream.ts: log.warn("[ws-stream]
+	// WebSocket connect failed for session=<id>; falling back to HTTP.
+	// error=<err>"), "… send failed for session=<id>; falling back to HTTP.
+	// error=<err>", "[ws-stream] session=<id> broken/disconnected; falling
+	// back to HTTP"), then fallbackToHttp streams the same turn over HTTP:
+	// the request goes on. Other Responses clients log the same switch the
+	// same way ("responsesClient: WebSocket failed, falling back to HTTP.
+	// error=…"), so the words are taken without openclaw's "; ".
+	"falling back to http. error=", "broken/disconnected; falling back to http",
 	// Gemini CLI 0.1's start-up probe of its default model (packages/core/
 	// src/core/modelCheck.ts getEffectiveModel, logged again by
 	// packages/cli/src/gemini.tsx): on a 429 it prints "[INFO] Your

@@ -29,7 +29,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("2026-06-01 12:00:00 [warning  ] stamina.retry_scheduled        callable='openai.resources.chat.completions.Completions.create' retry_num=1 wait_for=0.84 waited_so_far=0.0"),
 			txt(`{"jsonrpc": "2.0", "method": "event", "params": {"type": "StepRetry", "payload": {"n": 1, "next_attempt": 2, "max_attempts": 3, "wait_s": 2.5, "error_type": "RateLimitError", "status_code": 429}}}`),
 			txt(`{"type":"model.retry.scheduled","payload":{"attempt":2,"statusCode":429,"message":"[1302][Rate limit reached for requests]"}}`),
-			txt("[INFO] Your configured model (gemini-2.5-pro) was temporarily unavailable. Switched to gemini-2.5-flash for this session.")},
+			txt("[INFO] Your configured model (gemini-2.5-pro) was temporarily unavailable. Switched to gemini-2.5-flash for this session."),
+			txt("[agent/embedded] [ws-stream] WebSocket connect failed for session=agent:main:main; falling back to HTTP. error=Error: connect ENETUNREACH 162.159.140.245:443"),
+			txt("[ws-stream] session=agent:main:main broken/disconnected; falling back to HTTP")},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
 			txt("The request failed; retrying is pointless until the key is fixed"),
@@ -39,6 +41,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("The server kept failing; retrying without success for an hour"), txt("Request failed; retrying without luck"),
 			txt("Falling back to model_group = gpt-4o\nlitellm.router.py::async_function_with_fallbacks() - Error occurred while trying to do fallbacks - RateLimitError"),
 			txt("Trying to reach the office"), txt("this is taking a bit longer than the last build"),
+			txt("the client never falls back to HTTP; it fails"), txt("falling back to HTTP is disabled: transport=websocket"),
+			txt("[ws-stream] WebSocket connect failed for session=s1; falling back to HTTP. error=Error: Unexpected server response: 500\nError: 401 Incorrect API key provided"),
 			txt("crush prints Retrying due to rate limit when it waits"),
 			txt(`{"type":"model.retry.exhausted","payload":{"attempt":3,"statusCode":429,"message":"[1302][Rate limit reached for requests]"}}`),
 			txt("the model.retry.scheduled event is logged before each retry"),
@@ -341,6 +345,17 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"cli.limit_resets.v1": {
 		pos: []Evidence{txt("5-hour limit reached ∙ resets 3pm (Europe/Paris)")},
 		neg: []Evidence{txt("Approaching 5-hour limit ∙ resets 3pm"), txt("5-hour limit resets 3pm ∙ continuing with extra usage"), txt("the cache resets every hour")},
+	},
+	"openclaw.raw_error_html_403.v1": {
+		pos: []Evidence{txt(`warn {"event":"embedded_run_agent_end","error":"API rate limit reached. Please try again later.","failoverReason":"auth","model":"gpt-5.4","provider":"openai-codex","rawErrorPreview":"403 <html>\n <head>..."}`),
+			txt("embedded run agent end: runId=r1 isError=true model=gpt-5.4 provider=openai-codex error=LLM request failed. rawError=403 <html>\n <head>...")},
+		neg: []Evidence{txt(`{"event":"embedded_run_agent_end","error":"Forbidden","rawErrorPreview":"403 {\"error\":{\"message\":\"Country, region, or territory not supported\"}}"}`),
+			txt("embedded run agent end: runId=r1 isError=true error=Bad gateway rawError=502 <html><title>502 Bad Gateway</title></html>"),
+			txt("rawErrorPreview is cut at 400 characters")},
+	},
+	"oracle.responses_endpoint_missing.v1": {
+		pos: []Evidence{txt("The Responses API returned 404/405 \u2014 your base URL/gateway probably lacks /v1/responses (check OPENAI_BASE_URL or switch to api.openai.com).")},
+		neg: []Evidence{txt("the gateway lacks /v1/chat/completions"), txt("POST /v1/responses 200 OK")},
 	},
 	"openclaw.provider_cooldown.v1": {
 		pos: []Evidence{txt("Embedded agent failed before reply: All models failed (2): minimax/MiniMax-M2.1: Provider minimax is in cooldown (all profiles unavailable) (rate_limit) | kimi-coding/k2p5: Provider kimi-coding is in cooldown (all profiles unavailable) (rate_limit)")},

@@ -147,6 +147,29 @@ var toolRules = []rule{
 	{id: "openclaw.provider_cooldown.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
 		any:  []string{"is in cooldown (all profiles unavailable)"},
 		none: []string{"unavailable) (billing)", "unavailable) (auth)"}},
+	// openclaw's log of a run that ended on a provider error keeps the raw
+	// reply as rawErrorPreview (src/agents/pi-embedded-error-observation.ts:
+	// the first 400 characters, redacted) and, in its console line, as
+	// " rawError=<preview>" (pi-embedded-subscribe.handlers.lifecycle.ts
+	// handleAgentEnd). A raw reply of "403 <html…" is a page, not the API:
+	// openclaw's own classifyProviderRuntimeFailureKind calls an HTML body
+	// at 403 auth_html_403 ("Authentication failed with an HTML 403 response
+	// from the provider. Re-authenticate and verify your provider account
+	// access."), the chatgpt.com Cloudflare challenge or an account block.
+	// Whatever words the run's "error" field carries ("API rate limit
+	// reached.", "DNS lookup … failed." in 2026.4.x), replaying meets the
+	// same page.
+	{id: "openclaw.raw_error_html_403.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{`"rawerrorpreview":"403 <`, "rawerror=403 <"}},
+
+	// oracle's message for a Responses API that answered 404/405
+	// (steipete/oracle src/oracle/errors.ts, case "unsupported-endpoint":
+	// "The Responses API returned 404/405 — your base URL/gateway probably
+	// lacks /v1/responses (check OPENAI_BASE_URL or switch to
+	// api.openai.com / browser engine)."): the configured endpoint has no
+	// such route; a person changes the base URL.
+	{id: "oracle.responses_endpoint_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"probably lacks /v1/responses"}},
 
 	// Zed's ChatGPT Subscription provider when no sign-in is stored
 	// (crates/language_models/src/provider/openai_subscribed.rs
