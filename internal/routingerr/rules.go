@@ -105,7 +105,7 @@ func (r *rule) eval(s *scan) int {
 }
 
 // ruleSets lists the provider files; the order breaks ties inside a band.
-var ruleSets = [][]rule{cancelRules, agentRules, i18nRules, quotaRules, acpRules, resumeRules, anthropicRules, openaiRules, googleRules, bedrockRules, copilotRules, zhipuRules, dashscopeRules, volcengineRules, minimaxRules, baiduRules, toolRules, aisdkRules, transportLostRules, networkRules, sharedRules, familyRules, genericRules, statusRules, hintRules}
+var ruleSets = [][]rule{cancelRules, agentRules, i18nRules, quotaRules, acpRules, resumeRules, anthropicRules, openaiRules, googleRules, bedrockRules, copilotRules, lobechatRules, zhipuRules, dashscopeRules, volcengineRules, minimaxRules, baiduRules, toolRules, aisdkRules, transportLostRules, networkRules, sharedRules, familyRules, genericRules, statusRules, hintRules}
 
 // ruleTable is every rule in evaluation order; keywords finds their words.
 // Built in init: the rules' matchers refer to keywords themselves.

@@ -1496,6 +1496,27 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`Error code: 400 {'code': '1261', 'message': 'Prompt exceeds max length'}`)},
 		neg: []Evidence{txt(`{"code":"12610"}`), txt("[1261 files]")},
 	},
+	"lobechat.server_error_zh.v1": {
+		pos: []Evidence{txt("很抱歉，服务器没有等到上游服务器的回应，请稍后再试\n错误详情: {\"error\":{\"message\":\"timeout\"}}")},
+		neg: []Evidence{txt("服务器没有等到客户端的请求"), txt("上游服务器的回应很慢，但已完成"), txt("服务器遇到了问题")},
+	},
+	"lobechat.unavailable_zh.v1": {
+		neg: []Evidence{txt("服务器当前无法处理您的请求，因为参数错误"), txt("系统正在进行维护，敬请期待新功能")},
+	},
+	"lobechat.rate_limited_zh.v1": {
+		neg: []Evidence{txt("服务器有点累了"), txt("您的请求太多了吗？")},
+	},
+	"lobechat.auth_zh.v1": {
+		pos: []Evidence{txt("OpenAI API Key 不正确或为空，请添加自定义 OpenAI API Key")},
+		neg: []Evidence{txt("API Key 正确，身份验证已通过"), txt("请提供有效的身份证明"), txt("密码不正确")},
+	},
+	"zhipu.invalid_params.v1": {
+		pos: []Evidence{txt("400 - 出错啦\nopenai_protocol: GLM-4.5-Flash\n{\n\"error\": {\n\"message\": \"API 调用参数有误,请检查文档。\",\n\"code\": \"1214\"\n}\n}"),
+			txt(`Error code: 400 - {'error': {'code': '1213', 'message': '未正常接收到 prompt 参数'}}`),
+			txt("Incorrect API call parameters, please check the documentation")},
+		neg: []Evidence{txt(`{"code":"12100"}`), txt(`{"areas":[{"code":"12140"}]}`), txt("[1210 files changed]"),
+			txt("the API call parameters look correct")},
+	},
 	"zhipu.content_filter.v1": {
 		pos: []Evidence{txt(`{"error":{"code":"1301","message":"System detected potentially unsafe or sensitive content in input or generation."}}`)},
 		neg: []Evidence{txt(`{"code":"13010"}`), txt(`{"areas":[{"code":"13011"}]}`)},

@@ -50,6 +50,16 @@ var zhipuRules = []rule{
 	// same prompt is refused again.
 	{id: "zhipu.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
 		any: zhipuCode("1261")},
+	// 1210 "API 调用参数有误，请检查文档" / "Incorrect API call parameters,
+	// please check the documentation"; 1213 a parameter not received, 1214
+	// "${field} 参数非法。请检查文档" / "Invalid ${field} parameter", 1215 two
+	// parameters that cannot be set together: the request body is wrong,
+	// and the same body is refused again.
+	{id: "zhipu.invalid_params.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
+		// Without the code: the 1210 and 1214 wordings, as relays and
+		// clients print the message alone.
+		any: append(zhipuCode("1210", "1213", "1214", "1215"), "api 调用参数有误", "参数非法。请检查文档",
+			"incorrect api call parameters, please check the documentation")},
 	// 1301 "System detected potentially unsafe or sensitive content in
 	// input or generation": the content filter refuses this prompt.
 	{id: "zhipu.content_filter.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.9,
