@@ -1600,6 +1600,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Unable to connect to local Lemonade instance. Lemonade may not be installed or may not be running.")},
 		neg: []Evidence{txt("connect to local instance"), txt("Ollama instance is local")},
 	},
+	"ollama.python_client_unreachable.v1": {
+		pos: []Evidence{txt("ConnectionError: Failed to connect to Ollama. Please check that Ollama is downloaded, running and accessible. https://ollama.com/download"),
+			txt("❌ Ollama error: Failed to connect to Ollama. Please check that Ollama is downloaded, running and accessible.")},
+		neg: []Evidence{txt("Ollama is downloaded and running"), txt("check that the file is downloaded, running and accessible"),
+			txt("Failed to connect to Ollama API: 401 Unauthorized unauthorized")},
+	},
 	"codex.requires_newer_version.v1": {
 		pos: []Evidence{txt(`unexpected status 400 Bad Request: {"detail":"The 'gpt-5.5' model requires a newer version of Codex. Please upgrade to the latest app or CLI and try again."}`)},
 		neg: []Evidence{txt("A newer version of Codex is available: run npm i -g @openai/codex"), txt("requires a newer version of Node.js")},

@@ -115,6 +115,18 @@ var toolRules = []rule{
 	{id: "continue.local_server_down.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
 		any: []string{"connect to local ollama instance", "connect to local lemonade instance"}},
 
+	// The ollama Python client's words for a server it could not reach
+	// (ollama/ollama-python ollama/_client.py: Client and AsyncClient
+	// _request_raw turn httpx.ConnectError into ConnectionError(
+	// CONNECTION_ERROR_MESSAGE), "Failed to connect to Ollama. Please check
+	// that Ollama is downloaded, running and accessible.
+	// https://ollama.com/download"), which wrappers print with or without
+	// the "ConnectionError: " prefix: the local server is not installed or
+	// not started, as for Continue's line above. Catalogue local-servers
+	// ollama-python-connection-error.
+	{id: "ollama.python_client_unreachable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"ollama is downloaded, running and accessible"}},
+
 	// Continue's hosted free-trial proxy caps each client's requests for
 	// good: continuedev/proxy-server main.py counts every request per IP,
 	// unique id or client in a table that never resets and answers a 429
