@@ -1087,6 +1087,18 @@ func TestHeldoutNinetyFifth(t *testing.T) {
 	measureLaterSet(t, 95, "ninety-fifth held-out set")
 }
 
+// TestHeldoutNinetySixth measures testdata/heldout96: 25 real errors from the
+// network stacks and clouds under AI clients — Node/undici/Bun socket drops,
+// timeouts and certificate errors, Go http2 and x509 errors, Cloudflare and
+// gateway pages, AWS Bedrock throttling, validation and credential errors,
+// and Vertex AI quota and model errors — collected from the search tool's
+// pages corpus, committed before the classifier saw them
+// (testdata/heldout96/README.md).
+func TestHeldoutNinetySixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 96, "ninety-sixth held-out set")
+}
+
 // TestHeldoutNinetyEighth measures testdata/heldout98: 26 real errors from
 // non-English web pages (the search tool's pages corpus) — Chinese relay
 // error databases and blogs, Japanese and Chinese troubleshooting posts —
