@@ -9,6 +9,11 @@ import (
 // Code and its ACP adapter.
 const noResponseRetrying = " · retrying, waiting up to "
 
+// streamingFallbackWords: Claude Code's log lines for a streamed request it
+// retries without streaming (see claude_code.streaming_fallback.v1).
+var streamingFallbackWords = []string{"error streaming, falling back to non-streaming mode",
+	"streaming endpoint returned 404, falling back to non-streaming mode"}
+
 var anthropicRules = []rule{
 	// The Messages API's 400 for a max_tokens over the model's output limit:
 	// "max_tokens: 64000 > 32000, which is the maximum allowed number of
@@ -73,6 +78,32 @@ var anthropicRules = []rule{
 		match: func(s *scan) int {
 			i := strings.LastIndex(s.low, noResponseRetrying)
 			if i < 0 || s.retriesOver(i) {
+				return -1
+			}
+			return i
+		}},
+
+	// Claude Code's debug log when a streamed request fails and it sends the
+	// same request again without streaming (2.1.100 cli.js: N(`Error
+	// streaming, falling back to non-streaming mode: ${msg}`, {level:
+	// "error"}), and "Streaming endpoint returned 404, falling back to
+	// non-streaming mode" at warn): the turn goes on. Not when the error it
+	// names is a 4xx status ("…: 403 The security token included in the
+	// request is invalid"): the same request without streaming meets the
+	// same refusal, so that error decides. Once the process has exited or a
+	// later error line follows, that error decides too. (Catalogue
+	// claude-code-streaming-fallback-2.1.100,
+	// claude-code-streaming-404-fallback-2.1.100.)
+	{id: "claude_code.streaming_fallback.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.8,
+		gate:  streamingFallbackWords,
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i := lastOf(s.low, streamingFallbackWords)
+			if i < 0 || s.retriesOver(i) {
+				return -1
+			}
+			if rest := strings.TrimPrefix(s.low[i:], streamingFallbackWords[0]+": "); len(rest) < len(s.low[i:]) &&
+				len(rest) >= 4 && rest[0] == '4' && isDigit(rest[1]) && isDigit(rest[2]) && rest[3] == ' ' {
 				return -1
 			}
 			return i

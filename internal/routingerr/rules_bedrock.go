@@ -52,6 +52,10 @@ var bedrockRules = []rule{
 			// IncompleteSignature: a key that does not exist, a secret that
 			// does not sign.
 			"invalidclienttokenid", "access key id you provided does not exist",
+			// The guide's current wording of InvalidClientTokenId's cause
+			// ("The X.509 certificate or AWS access key ID provided does not
+			// exist in our records."; catalogue bedrock-invalid-client-token-x509).
+			"access key id provided does not exist",
 			"signature we calculated does not match",
 			// SSO and login sessions, in botocore's words (exceptions.py:
 			// UnauthorizedSSOTokenError, SSOTokenLoadError,

@@ -497,6 +497,16 @@ var statusRules = []rule{
 	{id: "http.gateway_text.v1", band: bandStatus, code: "unavailable", class: ClassTransient, conf: 0.7,
 		gate:  gatewayPhrases,
 		match: func(s *scan) int { return anyBounded(s.low, gatewayPhrases...) }},
+	// Cloudflare's own 5xx error page names the status in its title
+	// ("<title>api.openai.com | 520: Web server is returning an unknown
+	// error</title>", "| 524: A timeout occurred"; catalogue
+	// cloudflare-524-page-title): a status, when a client printed the page
+	// but not the code and the paste stops before the page's "Error code
+	// 520".
+	{id: "http.cloudflare_title.v1", band: bandStatus, code: "unavailable", class: ClassTransient, conf: 0.7,
+		gate:  []string{"<title>"},
+		check: `no "<host> | 5NN: " in a <title>`,
+		match: cloudflareTitleStatus},
 	// An agent that passes on only the reason phrase ("Internal error: Bad
 	// Gateway", opencode).
 	{id: "http.reason_phrase.v1", band: bandFallback, code: "unavailable", class: ClassTransient, conf: 0.6,
@@ -656,4 +666,28 @@ func errnoAt(raw string, i, n int) bool {
 		return true
 	}
 	return strings.IndexByte(" \t\r\n'\")]},;:", raw[i+n]) >= 0
+}
+
+// cloudflareTitleStatus: the offset of the 5NN in a "<title>… | 5NN: …"
+// (Cloudflare's error-page title), or -1.
+func cloudflareTitleStatus(s *scan) int {
+	for off := 0; off < len(s.low); {
+		i := strings.Index(s.low[off:], "<title>")
+		if i < 0 {
+			return -1
+		}
+		i += off
+		seg := s.low[i:]
+		if end := strings.Index(seg, "</title>"); end >= 0 {
+			seg = seg[:end]
+		} else if len(seg) > 200 {
+			seg = seg[:200]
+		}
+		if j := strings.Index(seg, " | 5"); j >= 0 && j+7 <= len(seg) &&
+			isDigit(seg[j+4]) && isDigit(seg[j+5]) && seg[j+6] == ':' {
+			return i + j + 3
+		}
+		off = i + len("<title>")
+	}
+	return -1
 }

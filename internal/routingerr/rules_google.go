@@ -67,7 +67,14 @@ var googleRules = []rule{
 			// NOT_FOUND's default message ("Requested entity was not found."),
 			// which Gemini CLI turns into a ModelNotFoundError: the model or
 			// the project it names does not exist for this account.
-			"requested entity was not found"}},
+			"requested entity was not found",
+			// Vertex AI's NOT_FOUND for a model the project cannot reach
+			// ("Publisher Model `projects/…/models/gemini-1.0-pro` was not
+			// found or your project does not have access to it. Please
+			// ensure you are using a valid model version. …"; catalogue
+			// vertex-publisher-model-not-found), wrapped or with its status
+			// dropped.
+			"was not found or your project does not have access to it"}},
 	// Gemini CLI's sign-in (packages/core/src/code_assist/setup.ts,
 	// oauth2.ts; packages/cli/src/core/auth.ts): until someone signs in no
 	// turn can start, whatever the cause. setup.ts's own errors say what to

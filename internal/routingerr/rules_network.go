@@ -673,7 +673,15 @@ var transportLostRules = []rule{
 	// onAborted → new TypeError('terminated', { cause })).
 	{id: "node.undici_terminated.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		any: []string{"typeerror: terminated", "at fetch.onaborted (node:internal/deps/undici"}},
+	// JavaScriptCore's JSON.parse on input that ended early ("JSON Parse
+	// error: Unexpected EOF", Bun's wording; WebKit
+	// Source/JavaScriptCore/runtime/LiteralParser.cpp; catalogue
+	// bun-json-parse-unexpected-eof) is no cut stream by itself: an empty
+	// body, NDJSON where JSON was expected, a truncated file. Its
+	// "unexpected EOF" is not read as one; other evidence in the text
+	// still decides.
 	{id: "net.stream_cut.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		none: []string{"json parse error: unexpected eof"},
 		any: []string{"other side closed", "premature close", "err_stream_premature_close", "nghttp2_", "err_http2_",
 			"stream error: stream id", "connection closed before message completed", "incompleteread", "connection broken:",
 			"serverdisconnectederror", "server disconnected", "unexpected eof", "transport connection broken",
@@ -694,6 +702,10 @@ var transportLostRules = []rule{
 			// hyper's IncompleteMessage, Dart's http ClientException.
 			"unexpected end of stream on", "streamresetexception", "the response ended prematurely",
 			"forcibly closed by the remote host", "eof occurred in violation of protocol", "incompletemessage",
+			// WSAECONNRESET's text cut before "by the remote host" (a Go
+			// "wsarecv: An existing connection was forcibly closed", as
+			// pasted; catalogue go-wsarecv-forcibly-closed).
+			"an existing connection was forcibly closed",
 			"connection closed before full header was received", "connection closed while receiving data",
 			// .NET's SslStream when the peer drops the handshake, and curl's
 			// CURLE_GOT_NOTHING, CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE,

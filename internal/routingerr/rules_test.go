@@ -212,9 +212,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"net.stream_cut.v1": {
 		pos: []Evidence{txt("SocketError: other side closed"), txt("Error: 2 UNKNOWN: Stream removed"),
-			txt("stream read failed: request or response body error")},
+			txt("stream read failed: request or response body error"),
+			txt("read stream: ... wsarecv: An existing connection was forcibly closed")},
 		neg: []Evidence{txt("the other side agreed"), txt("server connected"), txt("the upstream removed this model"),
-			txt("log the request or response body size")},
+			txt("log the request or response body size"), txt("JSON Parse error: Unexpected EOF"),
+			txt("SyntaxError: JSON Parse error: Unexpected EOF\n    at <parse> (:0)")},
 	},
 	"go.eof.v1": {
 		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`), txt("Post https://api.openai.com/v1/responses: EOF"),
@@ -541,6 +543,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"claude_code.message_too_long.v1": {
 		pos: []Evidence{txt("This message is too long to send, so Claude didn't get it. Send a shorter one.")},
 		neg: []Evidence{txt("this message is long")},
+	},
+	"claude_code.streaming_fallback.v1": {
+		pos: []Evidence{txt("2026-06-03T07:02:24.294Z [ERROR] Error streaming, falling back to non-streaming mode: terminated"),
+			txt("[WARN] Streaming endpoint returned 404, falling back to non-streaming mode")},
+		neg: []Evidence{txt("[ERROR] Error streaming, falling back to non-streaming mode: terminated\nAPI Error: Connection error."),
+			txt("Error streaming (non-streaming fallback disabled): Stream idle timeout - no chunks received"),
+			txt("falling back to non-streaming mode is not supported"),
+			txt("[ERROR] Error streaming, falling back to non-streaming mode: 403 The security token included in the request is invalid")},
 	},
 	"claude_code.no_response_retrying.v1": {
 		pos: []Evidence{txt("No response from the API after 5m · retrying, waiting up to 10m")},
@@ -872,8 +882,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"vertex.publisher_model.v1": {
 		pos: []Evidence{txt("Project `p` is not allowed to use Publisher Model `projects/p/.../claude-3-sonnet@20240229`"),
-			txt("models/gemini-9 is not found for API version v1beta")},
-		neg: []Evidence{txt("publisher model loaded")},
+			txt("models/gemini-9 is not found for API version v1beta"),
+			txt("GoogleApiError: Publisher Model\n`projects/p/locations/l/publishers/google/models/gemini-1.0-pro`\nwas not found or your project does not have access to it.")},
+		neg: []Evidence{txt("publisher model loaded"), txt("the file was not found; check your project settings")},
 	},
 	"gemini.ineligible_tier.v1": {
 		pos: []Evidence{txt("Failed to login. Message: Your current account is not eligible for Gemini Code Assist for individuals, the free version of Gemini Code Assist.")},
@@ -920,9 +931,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("resource found")},
 	},
 	"bedrock.credentials.v1": {
-		pos: []Evidence{txt("An error occurred (UnrecognizedClientException) when calling the InvokeModel operation: The security token included in the request is invalid."),
+		pos: []Evidence{txt("The X.509 certificate or AWS access key ID provided does not exist in our records."),
+			txt("An error occurred (UnrecognizedClientException) when calling the InvokeModel operation: The security token included in the request is invalid."),
 			txt(`DispatchFailure(DispatchFailure { source: ConnectorError { kind: Other(None), source: CredentialsNotLoaded(CredentialsNotLoaded { source: Some("no providers in chain provided credentials") }), connection: Unknown } })`)},
-		neg: []Evidence{txt("security token refreshed"), txt("credentials found in the chain of custody")},
+		neg: []Evidence{txt("security token refreshed"), txt("credentials found in the chain of custody"),
+			txt("the access key ID provided in the form")},
 	},
 	"tls.certificate.v1": {
 		pos: []Evidence{txt(`Post "https://api.anthropic.com/v1/messages": tls: failed to verify certificate: x509: certificate signed by unknown authority`),
@@ -1327,6 +1340,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"http.server_error.5xx.v1": {
 		pos: []Evidence{status(505, "")},
 		neg: []Evidence{txt("505 files")},
+	},
+	"http.cloudflare_title.v1": {
+		pos: []Evidence{txt("<head>\n<title>api.openai.com | 520: Web server is returning an unknown error</title>"),
+			txt("<title>api.anthropic.com | 524: A timeout occurred</title>")},
+		neg: []Evidence{txt("<title>Dashboard | 5 projects</title>"), txt("<title>api.openai.com</title> | 520: unknown"),
+			txt("<title>Invoices | 404: Not found</title>"), txt("status | 524: A timeout occurred")},
 	},
 	"http.gateway_text.v1": {
 		pos: []Evidence{txt("<html><head><title>502 Bad Gateway</title></head></html>")},
