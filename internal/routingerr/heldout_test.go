@@ -1063,6 +1063,18 @@ func TestHeldoutNinetySecond(t *testing.T) {
 	measureLaterSet(t, 92, "ninety-second held-out set")
 }
 
+// TestHeldoutNinetyThird measures testdata/heldout93: 31 real Claude Code
+// and Anthropic API errors — 529 and 500 in several shapes, a "Retrying in N
+// seconds" ladder, 429s, usage windows, extra-usage credits, 401/403 and
+// login forms, prompt too long, broken tool_use history, thinking blocks and
+// image 400s — as error wikis, troubleshooting blogs and issue mirrors quote
+// them (the search tool's pages corpus), committed before the classifier saw
+// them (testdata/heldout93/README.md).
+func TestHeldoutNinetyThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 93, "ninety-third held-out set")
+}
+
 // TestHeldoutNinetyFourth measures testdata/heldout94: 28 real errors from
 // Codex and the OpenAI / Azure OpenAI API — retry lines, refresh-token and
 // missing-bearer 401s, usage windows, context-window bodies, remote-compact
