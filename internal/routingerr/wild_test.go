@@ -173,9 +173,10 @@ func checkWildRow(raw []byte, r *wildRow) error {
 		return fmt.Errorf("family %q is not a corpus family", e.Family)
 	case e.RetryAfterMS != nil && *e.RetryAfterMS <= 0:
 		return fmt.Errorf("retry_after_ms %d: want > 0 or null", *e.RetryAfterMS)
-	case !strings.HasPrefix(r.Source, "https://"):
-		// an issue's URL, or (heldout93+, the pages corpus) the page's
-		return fmt.Errorf("source %q: want the issue's or the page's https URL", r.Source)
+	case !strings.HasPrefix(r.Source, "https://") && !strings.HasPrefix(r.Source, "http://"):
+		// an issue's URL, or (heldout93+, the pages corpus) the page's, as the
+		// corpus stores it (a few pages are http://)
+		return fmt.Errorf("source %q: want the issue's or the page's URL", r.Source)
 	}
 	if string(ekeys["accept"]) == "null" {
 		return fmt.Errorf("accept is null: want a list")
