@@ -116,6 +116,12 @@ var (
 	creditNouns = []string{"credit", "funds", "balance"}
 	creditVerbs = []string{"doesn't have any", "don't have any", "does not have any", "used all", "run out", "ran out",
 		"out of", "no more", "no remaining"}
+	// Credits said to be spent after the noun: "Extra Usage credits
+	// exhausted. Top up to continue." (claude.ai's answer to a Claude Code
+	// /ultrareview run), "AI credits exhausted. Top up …", "credits have been
+	// depleted". A window that names its reset is a wait, not a payment.
+	spentVerbs = []string{"exhausted", "depleted"}
+	spentStops = []string{"rate limit", "per minute", "per_minute", "reset", "retry", "retrying"}
 
 	// Access refused outright: "Access to the chat endpoint is denied"
 	// (xAI), "Access terminated." (Kimi). A temporary block is a rate limit.
@@ -192,6 +198,7 @@ var (
 	fundVerbKWs    = newKWs(fundVerbs)
 	modelVerbKWs   = newKWs(slicesClone(modelVerbs), accessVerbs...)
 	creditVerbKWs  = newKWs(creditVerbs)
+	spentVerbKWs   = newKWs(spentVerbs)
 	billingVerbKWs = newKWs(billingVerbs, spendVerbs...)
 	denyVerbKWs    = newKWs(denyVerbs)
 	paramVerbKWs   = newKWs(paramVerbs)
@@ -259,6 +266,11 @@ var familyRules = []rule{
 			}
 			if s.hasAnyKW(creditVerbKWs) {
 				if i := nearWords(s.low, creditNouns, creditVerbs, fundStops, 40, 0); i >= 0 {
+					return i
+				}
+			}
+			if s.hasAnyKW(spentVerbKWs) {
+				if i := nearWords(s.low, creditNouns, spentVerbs, spentStops, 0, 24); i >= 0 {
 					return i
 				}
 			}

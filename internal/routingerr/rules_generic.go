@@ -473,7 +473,12 @@ var statusRules = []rule{
 	// settings must change; a replay meets the same challenge. Catalogue:
 	// transport-http-407-axios.
 	{id: "http.proxy_auth.407.v1", band: bandStatus, code: "config", class: ClassUserAction, conf: 0.8, match: statusIs(407, 407)},
-	{id: "http.not_found.404.v1", band: bandStatus, code: "model", class: ClassUserAction, conf: 0.6, match: statusIs(404, 404)},
+	// A 404 is read as an unknown model, not when the text names what is
+	// missing and it is no model: an MCP server's expired session, "Error
+	// POSTing to endpoint (HTTP 404): Session not found" (the MCP SDK's
+	// StreamableHTTPClientTransport, as Claude Code relays it).
+	{id: "http.not_found.404.v1", band: bandStatus, code: "model", class: ClassUserAction, conf: 0.6, match: statusIs(404, 404),
+		none: []string{"session not found"}},
 	{id: "http.timeout.408.v1", band: bandStatus, code: "network", class: ClassTransient, conf: 0.7, match: statusIs(408, 408)},
 	{id: "http.too_large.413.v1", band: bandStatus, code: "invalid_request", class: ClassTerminal, conf: 0.8, match: statusIs(413, 413)},
 	{id: "http.bad_request.4xx.v1", band: bandStatus, code: "invalid_request", class: ClassTerminal, conf: 0.6,

@@ -1309,7 +1309,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"http.not_found.404.v1": {
 		pos: []Evidence{status(404, "not found"), txt("Error: {“error”:{“code”:“404”,“message”:“Not Found”}}")},
-		neg: []Evidence{txt("page 404 of the manual"), txt("the “code”: “4040” field")},
+		neg: []Evidence{txt("page 404 of the manual"), txt("the “code”: “4040” field"),
+			txt("Error POSTing to endpoint (HTTP 404): Session not found")},
 	},
 	"http.timeout.408.v1": {
 		pos: []Evidence{status(408, "")},
