@@ -945,42 +945,18 @@ var sharedRules = []rule{
 		any: []string{"server had an error while processing your request", "server had an error processing your request",
 			"error occurred while processing your request", "vector_store_timeout"}},
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
-		any: []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
-			"have exceeded token rate limit", "exceeded call rate limit", "getting throttled",
-			"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests",
-			"速率限制", "请求过于频繁",
-			// new-api's rewrite of any upstream 429: "当前分组上游负载已饱和，请稍后再试"
-			// (the group's upstreams are saturated; catalogue relays.jsonl
-			// new-api-429-group-saturated).
-			"上游负载已饱和",
-			// OpenRouter's 429 for a model whose upstream is throttling
-			// ("<model> is temporarily rate-limited upstream. Please retry
-			// shortly, or add your own key to accumulate your rate limits:
-			// …", metadata.raw of "Provider returned error"), which
-			// clients pass on without its status or envelope (catalogue
-			// openrouter openrouter-429-rate-limited-upstream-raw).
-			"temporarily rate-limited upstream",
-			// CLIProxyAPI's 429 when every credential for the model is in
-			// its cooldown (sdk/cliproxy/auth/selector.go: {"error":{"code":
-			// "model_cooldown","message":"All credentials for model … are
-			// cooling down …","reset_seconds":N}}; the wait is the hint).
-			"model_cooldown",
-			// A retry loop's last words after every attempt met a 429:
-			// Hermes Agent's "❌ Rate limit persisted after 3 retries. Please
-			// try again later." (NousResearch/hermes-agent PR #3809, commit
-			// ed6427e0a7), and the idiom of many clients' give-up errors
-			// ("<service> rate limit persisted after N retries"). The window
-			// the loop waited out is short; a later turn may pass (catalogue
-			// agents-more hermes-rate-limit-persisted-after-retries).
-			"rate limit persisted after ",
-			// Strands Agents' warning when the OpenAI SDK raises
-			// RateLimitError, just before it raises ModelThrottledException,
-			// which its event loop retries ("OpenAI threw rate limit error",
-			// "OpenAI Responses API threw rate limit error";
-			// strands-agents/sdk-python src/strands/models/openai.py,
-			// openai_responses.py), and hosts that print it as the agent's
-			// error. Catalogue agent-sdks strands-openai-threw-rate-limit*.
-			"threw rate limit error"}},
+		any: rateLimitWords,
+		match: func(s *scan) int {
+			if s.longLimit() {
+				return -1
+			}
+			for _, w := range rateLimitWords {
+				if i := s.index(w, false); i >= 0 {
+					return i
+				}
+			}
+			return -1
+		}},
 
 	// "Internal server error" as a final error's words (opencode's "Last
 	// error: Internal server error"), never JSON-RPC's own "Internal error".
@@ -1164,3 +1140,42 @@ func zeroLimitAt(low, word string) int {
 		off = end
 	}
 }
+
+// rateLimitWords are generic.rate_limit_words.v1's: a rate limit said in
+// words, by providers, gateways and retry loops.
+var rateLimitWords = []string{"rate limit exceeded", "rate limit reached", "rate limiting our requests", "slow down", "slow_down",
+	"have exceeded token rate limit", "exceeded call rate limit", "getting throttled",
+	"would exceed the rate limit", "exceeded the request rate limit", "too many concurrent requests",
+	"速率限制", "请求过于频繁",
+	// new-api's rewrite of any upstream 429: "当前分组上游负载已饱和，请稍后再试"
+	// (the group's upstreams are saturated; catalogue relays.jsonl
+	// new-api-429-group-saturated).
+	"上游负载已饱和",
+	// OpenRouter's 429 for a model whose upstream is throttling
+	// ("<model> is temporarily rate-limited upstream. Please retry
+	// shortly, or add your own key to accumulate your rate limits:
+	// …", metadata.raw of "Provider returned error"), which
+	// clients pass on without its status or envelope (catalogue
+	// openrouter openrouter-429-rate-limited-upstream-raw).
+	"temporarily rate-limited upstream",
+	// CLIProxyAPI's 429 when every credential for the model is in
+	// its cooldown (sdk/cliproxy/auth/selector.go: {"error":{"code":
+	// "model_cooldown","message":"All credentials for model … are
+	// cooling down …","reset_seconds":N}}; the wait is the hint).
+	"model_cooldown",
+	// A retry loop's last words after every attempt met a 429:
+	// Hermes Agent's "❌ Rate limit persisted after 3 retries. Please
+	// try again later." (NousResearch/hermes-agent PR #3809, commit
+	// ed6427e0a7), and the idiom of many clients' give-up errors
+	// ("<service> rate limit persisted after N retries"). The window
+	// the loop waited out is short; a later turn may pass (catalogue
+	// agents-more hermes-rate-limit-persisted-after-retries).
+	"rate limit persisted after ",
+	// Strands Agents' warning when the OpenAI SDK raises
+	// RateLimitError, just before it raises ModelThrottledException,
+	// which its event loop retries ("OpenAI threw rate limit error",
+	// "OpenAI Responses API threw rate limit error";
+	// strands-agents/sdk-python src/strands/models/openai.py,
+	// openai_responses.py), and hosts that print it as the agent's
+	// error. Catalogue agent-sdks strands-openai-threw-rate-limit*.
+	"threw rate limit error"}

@@ -325,7 +325,7 @@ var familyRules = []rule{
 	{id: "generic.rate_limit_family.v2", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
 		gate: append(slicesClone(rateNouns), tooManyNouns...),
 		match: func(s *scan) int {
-			if !s.hasAnyKW(rateVerbKWs) {
+			if !s.hasAnyKW(rateVerbKWs) || s.longLimit() {
 				return -1
 			}
 			if i := nearWords(s.low, rateNouns, rateVerbs, rateStops, 40, 40); i >= 0 {
@@ -1195,4 +1195,36 @@ func attemptsRemaining(s string) bool {
 	}
 	rest := s[j:]
 	return strings.HasPrefix(rest, " attempts remaining") || strings.HasPrefix(rest, " attempt remaining")
+}
+
+// A rate limit's words or a 429 that name a longer window, money, a plan
+// or the account's standing ("429 Monthly token quota exhausted. Upgrade
+// your plan", "Usage cap reached for this billing period", "429 Account
+// suspended due to unpaid invoices"), with no per-minute rate or short wait
+// beside them, are a quota, a bill or a block that no rule before knew by
+// its words. A replay meets the same refusal, so the rate-limit readings
+// leave them unread: the side that does not replay.
+var (
+	longLimitKWs = newKWs([]string{"monthly", "per month", "this month", "for the month", "weekly", "per week", "this week",
+		"per day", "today", "tomorrow", "billing period", "billing cycle",
+		"budget", "spend limit", "spending limit", "spending cap", "spend cap", "billing", "invoice", "unpaid", "payment",
+		"your balance", "account balance", "insufficient balance", "top up", "top-up", "recharge", "credits",
+		"free tier", "free plan", "paid plan", "your plan", "current plan", "plan limit", "upgrade", "free trial", "trial account",
+		"subscription", "hard limit", "total limit", "lifetime",
+		"suspended", "deactivated", "banned", "terminated"})
+	shortRateKWs = newKWs([]string{"per minute", "per min", "/min", "rpm", "tpm", "rps", "qps", "per second", "/sec",
+		"concurren", "slow down", "temporarily", "moment", "shortly", "retry-after", "x-ratelimit", "ratelimit-reset", "retrydelay"})
+)
+
+const checkLongLimit = "the text names a longer window, money, a plan or the account's standing, and no per-minute rate or short wait"
+
+// longLimit: s names such a limit (above) and no short one.
+func (s *scan) longLimit() bool {
+	if !s.hasAnyKW(longLimitKWs) || s.hasAnyKW(shortRateKWs) {
+		return false
+	}
+	if d, ok := retryAfterHint(s); ok && d <= shortReset {
+		return false
+	}
+	return true
 }

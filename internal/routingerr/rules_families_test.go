@@ -133,7 +133,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.rate_limit_family.v2": {
 		pos: []Evidence{txt("Error: API error from mistral (model: mistral-vibe-cli-latest): Ratelimit exceeded. Please wait a moment before trying again."),
 			txt("Search QPS limit exceeded"), txt("Error: concurrency limit exceeded for this key")},
-		neg: []Evidence{txt("x-ratelimit-remaining-requests: 7, exceeded nothing"), txt("Approaching the rate limit: 90% reached"),
+		neg: []Evidence{txt("Error: request limit exceeded for this billing period. Upgrade to continue."),
+			txt("x-ratelimit-remaining-requests: 7, exceeded nothing"), txt("Approaching the rate limit: 90% reached"),
 			txt("the rate limit is 60 requests per minute"), txt("the QPS limit is 50")},
 	},
 	"generic.load_family.v1": {

@@ -61,12 +61,15 @@ var genericRules = []rule{
 		match: func(s *scan) int {
 			// Ollama Cloud names the window: "you (user) have reached your
 			// session usage limit, upgrade for higher limits" (the 5-hour
-			// session) and its weekly one (ollama.com/cloud plans).
+			// session) and its weekly one (ollama.com/cloud plans); its
+			// earlier plans' hourly one said "you've reached your hourly
+			// usage limit, please wait or upgrade to continue".
 			// The Copilot API names its windows too: "You've reached your
 			// weekly rate limit. Please wait for your limit to reset on …"
 			// (Copilot CLI), "Sorry, you've exceeded your weekly rate limit."
 			// (user_weekly_rate_limited, Copilot Chat).
 			for _, k := range []string{"reached your usage limit", "reached your session usage limit", "reached your weekly usage limit",
+				"reached your hourly usage limit",
 				"reached your weekly rate limit", "reached your session rate limit", "exceeded your weekly rate limit"} {
 				if i := strings.Index(s.low, k); i >= 0 {
 					return i
@@ -463,7 +466,13 @@ var statusRules = []rule{
 			}
 			return -1
 		}},
-	{id: "http.rate_limited.429.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.8, match: statusIs(429, 429)},
+	{id: "http.rate_limited.429.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.8,
+		match: func(s *scan) int {
+			if s.longLimit() {
+				return -1
+			}
+			return statusIs(429, 429)(s)
+		}},
 	{id: "http.auth.401.v1", band: bandStatus, code: "auth", class: ClassUserAction, conf: 0.8, match: statusIs(401, 401)},
 	{id: "http.billing.402.v1", band: bandStatus, code: "billing", class: ClassUserAction, conf: 0.8, match: statusIs(402, 402)},
 	{id: "http.permission.403.v1", band: bandStatus, code: "permission", class: ClassUserAction, conf: 0.8, match: statusIs(403, 403)},
@@ -536,14 +545,22 @@ var statusRules = []rule{
 	// upstream's failure as openai-node prints it ("429 Provider returned
 	// error": `${status} ${message}`).
 	{id: "http.too_many_requests_text.v1", band: bandStatus, code: "rate_limited", class: ClassTransient, conf: 0.7,
-		gate:  []string{"429 too many requests", "429 provider returned error"},
-		match: func(s *scan) int { return anyBounded(s.low, "429 too many requests", "429 provider returned error") }},
+		gate: []string{"429 too many requests", "429 provider returned error"},
+		match: func(s *scan) int {
+			if s.longLimit() {
+				return -1
+			}
+			return anyBounded(s.low, "429 too many requests", "429 provider returned error")
+		}},
 	// The reason phrase alone on an error line ("Error: Too Many
 	// Requests", a gateway's {"error_msg":"Too many requests, …"}).
 	{id: "http.too_many_requests_phrase.v1", band: bandFallback, code: "rate_limited", class: ClassTransient, conf: 0.6,
 		gate:  []string{"too many requests"},
 		check: checkErrorText,
 		match: func(s *scan) int {
+			if s.longLimit() {
+				return -1
+			}
 			if i := s.errorText("too many requests"); i >= 0 {
 				return i
 			}
