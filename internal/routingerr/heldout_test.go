@@ -1111,6 +1111,19 @@ func TestHeldoutNinetySixth(t *testing.T) {
 	measureLaterSet(t, 96, "ninety-sixth held-out set")
 }
 
+// TestHeldoutNinetySeventh measures testdata/heldout97: 31 real errors
+// from opencode and the other coding agents and hosts (Cursor, Copilot and
+// Copilot CLI, Roo Code, Windsurf, Aider, OpenHands, Kimi Code, openclaw,
+// hermes-agent) and the providers behind them (OpenRouter, DeepSeek,
+// Moonshot, Zhipu, MiniMax, Z.AI, Ollama, llama.cpp) — drawn from the
+// search tool's pages corpus (issue mirrors, forums, troubleshooting
+// blogs) instead of GitHub threads — committed before the classifier saw
+// them (testdata/heldout97/README.md).
+func TestHeldoutNinetySeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 97, "ninety-seventh held-out set")
+}
+
 // TestHeldoutNinetyEighth measures testdata/heldout98: 26 real errors from
 // non-English web pages (the search tool's pages corpus) — Chinese relay
 // error databases and blogs, Japanese and Chinese troubleshooting posts —
