@@ -23,7 +23,12 @@ import (
 var agentRetryWords = []string{"retrying with backoff", ". retrying after ", "trying to reach ",
 	"retrying sampling request", "attempting reactive compression", "automatically switching from", "switched to fallback model",
 	"; retrying after ", "; retrying ", "priority: waiting for the model", "for capacity (attempt ", "retrying streaming (", "limit reached, now using", "continuing with extra usage",
-	"[retrying attempt #", "switched you to ", "context too long. retrying with ", "stream detected. retrying...",
+	"[retrying attempt #", "switched you to ",
+	// opencode's TUI bracket when the wait is a day or more: its
+	// formatDuration (util/format.ts) writes "~2 days", "~3 weeks", so the
+	// line reads "… [retrying in ~3 weeks attempt #45]"
+	// (cli/cmd/tui/component/prompt/index.tsx retryText).
+	"[retrying in ~", "context too long. retrying with ", "stream detected. retrying...",
 	// The same retry with neither count nor delay: "<error>; retrying..."
 	// (codex-cli 0.7's "stream error: … stream closed before
 	// response.complete; retrying...", and the idiom of many clients).
@@ -655,6 +660,9 @@ var sharedRules = []rule{
 			"exceeds the model's maximum context length", "too large for model with", "model_context_window_exceeded",
 			// GitHub Copilot's API, DashScope's InvalidParameter, Moonshot.
 			"model_max_prompt_tokens_exceeded", "range of input length should be", "exceeded model token limit",
+			// Z.ai's GLM overflow as opencode's overflow patterns list it
+			// (packages/llm/src/provider-error.ts at 3d19c909).
+			"tokens in request more than max tokens allowed",
 			// DeepSeek web's stop reason input_exceeds_limit (输入超长), which
 			// ds-free-api's Anthropic endpoint returns as a 500 "internal
 			// error: 输入内容超长，请缩短后重试" (NIyueeE/ds-free-api@a12f402

@@ -136,8 +136,14 @@ var aisdkRules = []rule{
 	// they say what opencode decided about the provider's answer, whatever
 	// the message (a bare "Request Entity Too Large", "400 status code (no
 	// body)" that it read as an overflow).
+	// And the ContextOverflowError opencode raises itself when compaction
+	// cannot make the history fit (session/compaction.ts: "Session too
+	// large to compact - context exceeds model limit even after stripping
+	// media", "Conversation history too large to compact - exceeds model
+	// context limit"), printed without the name.
 	{id: "opencode.context_overflow_error.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
-		any: []string{"contextoverflowerror"}},
+		any: []string{"contextoverflowerror", "too large to compact - context exceeds model limit",
+			"too large to compact - exceeds model context limit"}},
 	{id: "opencode.content_filter_error.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"contentfiltererror"}},
 	{id: "opencode.oauth_error.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,

@@ -187,7 +187,12 @@ var (
 	// system memory (5.3 GiB) than is available (4.4 GiB)", a CUDA
 	// allocation): a smaller model or freed memory, not a replay.
 	memoryWords = []string{"requires more system memory", "not enough memory", "insufficient memory",
-		"cudamalloc failed: out of memory", "cuda out of memory", "failed to allocate memory"}
+		"cudamalloc failed: out of memory", "cuda out of memory", "failed to allocate memory",
+		// Ollama's runner that died mid-stream ("llama runner exited, you
+		// may not have enough available memory to run this model", llm/
+		// llama.go Predict on an unexpected EOF, as quoted "… enough memory
+		// to run the model").
+		"llama runner exited, you may not have enough"}
 )
 
 // The verbs are keywords too, so a text without any of a family's verbs

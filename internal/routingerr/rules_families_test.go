@@ -104,8 +104,9 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("context length: 4096"), txt("prompt tokens: 1024"), txt("Rate limit exceeded: 9000 prompt tokens per minute")},
 	},
 	"local.insufficient_memory.v1": {
-		pos: []Evidence{status(500, `{"error":"model requires more system memory (2.7 GiB) than is available (2.3 GiB)"}`)},
-		neg: []Evidence{txt("the memory tool is not enabled"), txt("system memory: 16 GiB")},
+		pos: []Evidence{status(500, `{"error":"model requires more system memory (2.7 GiB) than is available (2.3 GiB)"}`),
+			status(500, `{"error":"llama runner exited, you may not have enough available memory to run this model"}`)},
+		neg: []Evidence{txt("the memory tool is not enabled"), txt("system memory: 16 GiB"), txt("llama runner exited")},
 	},
 	"generic.funds_family.v2": {
 		pos: []Evidence{txt("preConsumeQuota failed: {Error:{Message:token quota is not enough Type:new_api_error Code:pre_consume_token_quota_failed} StatusCode:403}"),

@@ -644,9 +644,13 @@ func usageLimitReached(low string) int {
 // overloaded" on a line that also asks to wait ("try again", "retry
 // later"), or "is temporarily overloaded" (Anthropic's words for a 529),
 // with no "if"/"when" before it on the line: a state reported, not a
-// condition described. It returns the offset, or -1.
+// condition described. "The service may be temporarily overloaded or
+// down." (the Gemini API's 503 UNAVAILABLE, ai.google.dev troubleshooting)
+// and "…, please try again later" (Z.ai's 1305 message, which hermes-agent
+// prints under "HTTP 200:") say it of the service with a wait or "or down".
+// It returns the offset, or -1.
 func overloadedWithWait(low string) int {
-	for _, w := range []string{" is temporarily overloaded", " are temporarily overloaded",
+	for _, w := range []string{" is temporarily overloaded", " are temporarily overloaded", " may be temporarily overloaded",
 		" is currently overloaded", " are currently overloaded", " is overloaded", " are overloaded"} {
 		i := strings.Index(low, w)
 		if i < 0 {
@@ -659,6 +663,13 @@ func overloadedWithWait(low string) int {
 		}
 		// "The server is overloaded or not ready yet." (OpenAI's 503 as
 		// openai-python words it) is a state reported as well.
+		if w == " may be temporarily overloaded" {
+			// Said as a maybe: only with the wait or the 503's "or down".
+			if strings.Contains(l, "try again") || strings.Contains(l, "overloaded or down") {
+				return i + 1
+			}
+			continue
+		}
 		if strings.Contains(w, "temporarily") || strings.Contains(l, "try again") || strings.Contains(l, "retry later") ||
 			strings.Contains(l, "please retry") || strings.Contains(l, "not ready yet") {
 			return i + 1

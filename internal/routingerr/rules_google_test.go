@@ -59,8 +59,9 @@ func init() {
 			neg: []Evidence{txt("JSON segment complete"), txt("incomplete json")},
 		},
 		"opencode.context_overflow_error.v1": {
-			pos: []Evidence{{RPCCode: -32603, HasRPCError: true, RPCMessage: "Internal error: Request Entity Too Large", RPCData: `{"service":"session","errorName":"ContextOverflowError"}`}},
-			neg: []Evidence{txt("context overflow handled by compaction"), txt(`{"errorName":"APIError"}`)},
+			pos: []Evidence{{RPCCode: -32603, HasRPCError: true, RPCMessage: "Internal error: Request Entity Too Large", RPCData: `{"service":"session","errorName":"ContextOverflowError"}`},
+				txt("Error: Session too large to compact - context exceeds model limit even after stripping media")},
+			neg: []Evidence{txt("context overflow handled by compaction"), txt(`{"errorName":"APIError"}`), txt("session too large to compact? no, it compacted fine")},
 		},
 		"opencode.content_filter_error.v1": {
 			pos: []Evidence{txt("ContentFilterError: The response was blocked by the provider's content filter.")},

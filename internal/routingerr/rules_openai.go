@@ -453,6 +453,14 @@ var openaiRules = []rule{
 	// build or setting is needed; replaying loads the same file again.
 	// Catalogue local-servers llamacpp-error-loading-model-architecture,
 	// llamacpp-failed-to-load-model-path.
+	// llama.cpp's server started without --jinja and sent a request with
+	// tools: "tools param requires --jinja flag" (tools/server/utils.hpp,
+	// the OpenAI-compatible chat parser's runtime_error, returned as a 500
+	// server_error). The server must be restarted with the flag (or the
+	// agent told not to send tools); the same request fails again.
+	// Catalogue local-servers llamacpp-tools-param-requires-jinja.
+	{id: "llamacpp.tools_need_jinja.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
+		any: []string{"tools param requires --jinja flag"}},
 	{id: "local.model_load_failed.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.75,
 		any: []string{"error loading model", "failed to load the model", "failed to load model '", "failed to load model \""}},
 	{id: "codex.context_window.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,

@@ -31,7 +31,8 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt(`{"type":"model.retry.scheduled","payload":{"attempt":2,"statusCode":429,"message":"[1302][Rate limit reached for requests]"}}`),
 			txt("[INFO] Your configured model (gemini-2.5-pro) was temporarily unavailable. Switched to gemini-2.5-flash for this session."),
 			txt("[agent/embedded] [ws-stream] WebSocket connect failed for session=agent:main:main; falling back to HTTP. error=Error: connect ENETUNREACH 162.159.140.245:443"),
-			txt("[ws-stream] session=agent:main:main broken/disconnected; falling back to HTTP")},
+			txt("[ws-stream] session=agent:main:main broken/disconnected; falling back to HTTP"),
+			txt("Bad Gateway: Failed to proxy request (click to expand) [retrying in ~3 weeks attempt #45]")},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
 			txt("The request failed; retrying is pointless until the key is fixed"),
@@ -103,7 +104,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.context_overflow.v1": {
 		pos: []Evidence{txt("Context limit reached · /compact or /clear to continue"),
 			status(500, `{"type":"error","error":{"type":"api_error","message":"internal error: 输入内容超长，请缩短后重试"}}`),
-			txt(`{"finish_reason":"input_exceeds_limit"}`)},
+			txt(`{"finish_reason":"input_exceeds_limit"}`), status(400, `{"error":{"message":"tokens in request more than max tokens allowed"}}`)},
 		neg: []Evidence{txt("context limit is 200k"), txt("input is short"), txt("输入内容已提交")},
 	},
 	"generic.attachment.v1": {
@@ -1407,11 +1408,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.overloaded_text.v2": {
 		pos: []Evidence{txt("Error: upstream overloaded"), txt(`{"error":{"message":"Overloaded"}}`),
 			txt("The service is currently overloaded. Please try again later."), txt("Anthropic's API is temporarily overloaded."),
+			txt("HTTP 200: The service may be temporarily overloaded, please try again later"),
+			txt("The service may be temporarily overloaded or down."),
 			txt("The engine is overloaded or not ready yet.")},
 		neg: []Evidence{txt("I've updated worker.go so that when the queue is overloaded the handler returns HTTP 529 with an `overloaded_error` body."),
 			txt("the server was overloaded yesterday\nError: file not found"),
 			txt("If the server is overloaded, try again later."), txt("I think the engine is currently overloaded, so I waited."),
 			txt("when the API is temporarily overloaded we back off"), txt("the API was temporarily overloaded last night"),
+			txt("Tip: the service may be temporarily overloaded at peak hours."),
 			txt("If the server is overloaded or not ready yet, the probe fails.")},
 	},
 	"google.capacity_short_reset.v1": {
@@ -1540,9 +1544,16 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"zhipu.invalid_params.v1": {
 		pos: []Evidence{txt("400 - 出错啦\nopenai_protocol: GLM-4.5-Flash\n{\n\"error\": {\n\"message\": \"API 调用参数有误,请检查文档。\",\n\"code\": \"1214\"\n}\n}"),
 			txt(`Error code: 400 - {'error': {'code': '1213', 'message': '未正常接收到 prompt 参数'}}`),
-			txt("Incorrect API call parameters, please check the documentation")},
+			txt("Incorrect API call parameters, please check the documentation"),
+			txt(`{"error":{"code":"1214","message":"tools[0].type:type cannot be empty."}}`),
+			txt("Provider returned error: {“error”:{“code”:“1215”,“message”:“x and y cannot be set simultaneously”}}")},
 		neg: []Evidence{txt(`{"code":"12100"}`), txt(`{"areas":[{"code":"12140"}]}`), txt("[1210 files changed]"),
-			txt("the API call parameters look correct")},
+			txt("the API call parameters look correct"), txt("[1214 lines]"), txt("line 1213 of main.go")},
+	},
+	"llamacpp.tools_need_jinja.v1": {
+		pos: []Evidence{status(500, `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`),
+			txt("tools param requires --jinja flag")},
+		neg: []Evidence{txt("started llama-server with --jinja"), txt("tools param: none")},
 	},
 	"zhipu.content_filter.v1": {
 		pos: []Evidence{txt(`{"error":{"code":"1301","message":"System detected potentially unsafe or sensitive content in input or generation."}}`)},

@@ -7,11 +7,13 @@ package routingerr
 // of them, a balance as much as a rate, so the code decides, not the status.
 // Cloudflare's own 10xx codes share the digits: only 11xx–13xx are read.
 
-// zhipuCode lists the forms a code appears in.
+// zhipuCode lists the forms a code appears in, the body's quotes typographic
+// too where a forum rendered the paste ({“error”:{“code”:“1214”,…}}, see
+// curlyQuoteAt).
 func zhipuCode(codes ...string) []string {
 	var out []string
 	for _, c := range codes {
-		out = append(out, `"code":"`+c+`"`, `"code":`+c+`,`, `"code":`+c+`}`, "["+c+"]")
+		out = append(out, `"code":"`+c+`"`, `"code":`+c+`,`, `"code":`+c+`}`, "["+c+"]", "“code”:“"+c+"”")
 	}
 	return out
 }
