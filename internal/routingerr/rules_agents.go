@@ -161,8 +161,9 @@ var agentRules = []rule{
 					continue
 				}
 				// The toasts' delay words need their number ("switching
-				// account in settings" is no countdown).
-				if j := i + len(k); (k == "quick retry in " || k == "switching account in " || k == "server at capacity. waiting ") &&
+				// account in settings" is no countdown), and so does
+				// opencode's "[retrying in ~" ("~2 days").
+				if j := i + len(k); (k == "quick retry in " || k == "switching account in " || k == "server at capacity. waiting " || k == "[retrying in ~") &&
 					(j >= len(s.low) || !isDigit(s.low[j])) {
 					continue
 				}

@@ -665,7 +665,7 @@ func overloadedWithWait(low string) int {
 		// openai-python words it) is a state reported as well.
 		if w == " may be temporarily overloaded" {
 			// Said as a maybe: only with the wait or the 503's "or down".
-			if strings.Contains(l, "try again") || strings.Contains(l, "overloaded or down") {
+			if strings.Contains(l, "try again") || strings.Contains(l, "overloaded or down.") {
 				return i + 1
 			}
 			continue

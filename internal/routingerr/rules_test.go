@@ -35,6 +35,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Bad Gateway: Failed to proxy request (click to expand) [retrying in ~3 weeks attempt #45]")},
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: "Attempt 2 failed with status 429. Retrying with backoff..."},
 			txt("Tip: switching account in settings keeps your history"), txt("a quick retry in production fixed it"),
+			txt("the banner shows [retrying in ~ attempt #N] while it waits"),
 			txt("The request failed; retrying is pointless until the key is fixed"),
 			txt("503 Service Unavailable. Switched to the status page for updates."),
 			txt("Attempt 1 failed. Retrying with backoff...\nError: quota exhausted"),
@@ -1416,6 +1417,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("If the server is overloaded, try again later."), txt("I think the engine is currently overloaded, so I waited."),
 			txt("when the API is temporarily overloaded we back off"), txt("the API was temporarily overloaded last night"),
 			txt("Tip: the service may be temporarily overloaded at peak hours."),
+			txt("Note: the service may be temporarily overloaded or down during maintenance windows."),
 			txt("If the server is overloaded or not ready yet, the probe fails.")},
 	},
 	"google.capacity_short_reset.v1": {
