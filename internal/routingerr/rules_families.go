@@ -133,6 +133,17 @@ var (
 	denyVerbs = []string{"denied", "terminated", "forbidden", "revoked", "suspended", "disabled", "deactivated", "banned"}
 	denyStops = []string{"temporarily", "rate", "too many", "retry", "try again", "token"}
 
+	// Where the request comes from, refused: "This model provider doesn't
+	// serve your region" (Cursor), "This action isn't available in the
+	// current Amazon Web Services Region" (AWS), "Model is not available in
+	// region \"europe-west4\"". A hedge ("might not be available in your
+	// country", beside a connection failure) or a wait is not that refusal.
+	regionNouns = []string{"region", "country", "countries", "territory", "territories"}
+	regionVerbs = []string{"not available", "isn't available", "isn’t available", "is not supported", "isn't supported",
+		"not supported in", "doesn't serve", "doesn’t serve", "does not serve", "not served", "not offered"}
+	regionStops = []string{"might not", "may not", "temporarily", "capacity", "try again", "retry", "overloaded", "busy",
+		"at this time", "high demand"}
+
 	// A request parameter out of the model's range: "max_tokens must be
 	// less than or equal to 16384" (Groq), "max_tokens is too large"
 	// (OpenAI).
@@ -206,6 +217,7 @@ var (
 	spentVerbKWs   = newKWs(spentVerbs)
 	billingVerbKWs = newKWs(billingVerbs, spendVerbs...)
 	denyVerbKWs    = newKWs(denyVerbs)
+	regionVerbKWs  = newKWs(regionVerbs)
 	paramVerbKWs   = newKWs(paramVerbs)
 	loadVerbKWs    = newKWs(loadVerbs)
 )
@@ -301,6 +313,14 @@ var familyRules = []rule{
 				return -1
 			}
 			return nearWords(s.low, denyNouns, denyVerbs, denyStops, 0, 40)
+		}},
+	{id: "generic.region_family.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.75,
+		gate: regionNouns,
+		match: func(s *scan) int {
+			if !s.hasAnyKW(regionVerbKWs) {
+				return -1
+			}
+			return nearWords(s.low, regionNouns, regionVerbs, regionStops, 64, 24)
 		}},
 	{id: "generic.max_tokens_param.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.75,
 		gate: paramNouns,

@@ -149,6 +149,13 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("access temporarily denied: too many requests"), txt("access token revoked"), txt("read access granted"),
 			txt("consumer 'orders' registered"), txt("account is temporarily suspended, try again later"), txt("account has been created")},
 	},
+	"generic.region_family.v1": {
+		pos: []Evidence{txt("Error: Junie is not available in this country"), txt("Claude isn’t available in your region yet."),
+			txt(`Model "m-1" is not supported in region "europe-west4".`)},
+		neg: []Evidence{txt("Note: Claude Code might not be available in your country. Check supported countries at https://anthropic.com/supported-countries"),
+			txt("Service not available in region us-east-1 at this time, please try again later"),
+			txt("Model capacity is not available in region us-east-1"), txt("the region was set to eu-west-1; model not available")},
+	},
 	"generic.max_tokens_param.v1": {
 		pos: []Evidence{txt("400 max_tokens must be less than or equal to 16384, the maximum value for max_tokens is less than the context_window for this model")},
 		neg: []Evidence{txt("input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000"), txt("max_tokens: 4096")},
