@@ -747,6 +747,12 @@ var sharedRules = []rule{
 			// authentication in header".
 			"missing bearer", "missing authentication", "must be a member of an organization", "unauthenticated",
 			"invalid api key", "api key is invalid", "no api key",
+			// A request that carried no credential at all: OpenRouter's
+			// 401 "No auth credentials found" (catalogue openrouter
+			// openrouter-401-no-auth-credentials), and the same said
+			// plainly: "Authentication is required …", "Not
+			// authenticated", "You must be logged in …".
+			"no auth credentials found", "authentication is required", "not authenticated", "must be logged in",
 			// A client that has no key to send: jetbrains-cc-gui's ai-bridge
 			// ("[ERROR] API Key not configured.", then throw new
 			// Error('API Key not configured')); catalogue

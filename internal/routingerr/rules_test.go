@@ -131,8 +131,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt(`{"error":{"message":"Missing bearer authentication in header","type":"invalid_request_error"}}`),
 			txt("The API key you provided is invalid."), txt("Error: this API key has been revoked"),
 			txt("Authentication error"), txt("Session expired. Please log in again."), txt("Error: login required"),
-			txt("Failed to load OAuth credentials. Please authenticate first: Error: OAuth client credentials not found in config")},
-		neg: []Evidence{txt("signed in"), txt("token refreshed"), txt("Loaded OAuth credentials from ~/.gemini/oauth_creds.json")},
+			txt("Failed to load OAuth credentials. Please authenticate first: Error: OAuth client credentials not found in config"),
+			txt(`err="No auth credentials found"`), txt("Authentication is required before this operation can be performed"),
+			txt("Not authenticated. Please sign in."), txt("You must be logged in to use this feature")},
+		neg: []Evidence{txt("authenticated as user@example.com"), txt("signed in"), txt("token refreshed"), txt("Loaded OAuth credentials from ~/.gemini/oauth_creds.json")},
 	},
 	"generic.billing_words.v1": {
 		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
