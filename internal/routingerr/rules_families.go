@@ -346,6 +346,10 @@ var familyRules = []rule{
 			}
 			return nearWords(s.low, modelNouns, accessVerbs, modelStops, 32, 0)
 		}},
+	// After the model family, which reads the lines that say "model".
+	{id: "generic.retired_family.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.7,
+		gate:  retiredWords,
+		match: func(s *scan) int { return retiredAt(s.low) }},
 
 	{id: "generic.rate_limit_family.v2", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.75,
 		gate: append(slicesClone(rateNouns), tooManyNouns...),
@@ -1252,4 +1256,33 @@ func (s *scan) longLimit() bool {
 		return false
 	}
 	return true
+}
+
+// Something the request names that its provider has withdrawn, most often
+// a model: "Claude Sonnet 4.5 is no longer available. Please switch to
+// Claude Sonnet 4.6." (Antigravity's backend, relayed),
+// "The model gemma2-9b-it has been decommissioned and is no longer
+// supported.", "This client is no longer supported for Gemini Code Assist
+// for individuals.", "Qwen OAuth free tier has been discontinued". A
+// replay names it again. Not a notice of what will go ("… has been
+// deprecated and will be removed in a future version", "is deprecated and
+// will soon be removed"), which is no cause, nor a connection that is gone.
+var (
+	retiredWords = []string{"no longer available", "no longer supported", "has been retired", "been decommissioned",
+		"has been discontinued", "have been discontinued", "been deprecated", "was deprecated", "is deprecated"}
+	retiredStops = []string{"will be removed", "will soon", "in a future", "future version", "soon be", "will be retired",
+		"will no longer", "connection", "server", "network", "socket", "temporarily"}
+)
+
+// retiredAt is the offset of a withdrawal (above) on a line that names no
+// future removal and no connection, or -1.
+func retiredAt(low string) int {
+	for _, w := range retiredWords {
+		for i := range occurrences(low, w, 8) {
+			if !containsAny(lineOf(low, i), retiredStops) {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -156,6 +156,14 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Service not available in region us-east-1 at this time, please try again later"),
 			txt("Model capacity is not available in region us-east-1"), txt("the region was set to eu-west-1; model not available")},
 	},
+	"generic.retired_family.v1": {
+		pos: []Evidence{txt("Claude Opus 4.5 is no longer available. Please switch to Claude Opus 4.6."),
+			txt("This client is no longer supported. Update to the latest version to continue"),
+			txt("Error: the v1 endpoint has been discontinued")},
+		neg: []Evidence{txt("The --prompt (-p) flag has been deprecated and will be removed in a future version"),
+			txt("Connection to the server is no longer available"), txt("⚠ Support for the chat wire API is deprecated and will soon be removed"),
+			txt("The capacity is temporarily no longer available")},
+	},
 	"generic.max_tokens_param.v1": {
 		pos: []Evidence{txt("400 max_tokens must be less than or equal to 16384, the maximum value for max_tokens is less than the context_window for this model")},
 		neg: []Evidence{txt("input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000"), txt("max_tokens: 4096")},
