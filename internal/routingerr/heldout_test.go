@@ -1148,3 +1148,16 @@ func TestHeldoutNinetyNinth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 99, "ninety-ninth held-out set")
 }
+
+// TestHeldoutHundredThird measures testdata/heldout103: 30 real errors
+// quoted verbatim on Japanese and Korean developer pages (Qiita, Zenn,
+// hatenablog, tistory, personal blogs, Japanese cloud docs) — Claude Code
+// and claude-code-action, Copilot (Japanese-localized notices included),
+// Cursor, Codex login, Dify, the Gemini/Vertex SDKs and Google auth, OpenAI
+// clients in Python, Go, Node and Spring, Bedrock via boto3 — drawn from the
+// search tool's pages corpus and committed before the classifier saw them
+// (testdata/heldout103/README.md).
+func TestHeldoutHundredThird(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 103, "hundred-third held-out set")
+}
