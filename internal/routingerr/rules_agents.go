@@ -774,8 +774,11 @@ var sharedRules = []rule{
 			// Code Assist): google-auth's DefaultCredentialsError, the Node
 			// library's "Could not load the default credentials.", and
 			// OAuth 2.0's invalid_grant (RFC 6749 §5.2: a refresh token
-			// expired or revoked).
+			// expired or revoked). oauth2client's and the Java/.NET
+			// libraries' older wording: "The Application Default Credentials
+			// are not available. …" (oauth2client client.py ADC_HELP_MSG).
 			"default credentials were not found", "could not load the default credentials", "invalid_grant",
+			"application default credentials are not available",
 			// Kilo Code's (and Roo's) Gemini CLI and Qwen Code OAuth
 			// providers when the stored login cannot be read
 			// (common.json errors.geminiCli/qwenCode.oauthLoadFailed,

@@ -88,6 +88,13 @@ var copilotRules = []rule{
 	// the output limit; the same prompt runs into it again.
 	{id: "copilot.response_length.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"the response hit the length limit"}},
+	// A stream the Copilot API ended with a server-error finish reason:
+	// chatMLFetcher.ts maps FinishedCompletionReason.ServerError to the
+	// reason "Server error. Stream terminated" (shown as "Reason: …" under
+	// "Sorry, your request failed. Please try again."). The answer was cut
+	// by the service mid-stream; a replay is a new stream.
+	{id: "copilot.stream_terminated.v1", band: bandTransient, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"server error. stream terminated"}},
 	// overage_limit_reached: "You cannot accrue additional premium requests
 	// at this time. Please contact GitHub Support …".
 	// The Copilot API's 400 model_not_available_for_integrator ("The

@@ -10,11 +10,12 @@ package routingerr
 var resumeRules = []rule{
 	// Claude Code's compaction gives up: "Error during compaction: Error:
 	// Conversation too long. Press esc twice to go up a few messages and try
-	// again." (2.1.112 cli.js) and "Compaction failed · conversation could
-	// not be reduced below the context limit". The context is full and
+	// again." (2.1.112 cli.js; 1.0.30 cli.js says "Press esc to go up a few
+	// messages", without "twice") and "Compaction failed · conversation
+	// could not be reduced below the context limit". The context is full and
 	// cannot be made smaller by the agent.
 	{id: "claude_code.compaction_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.9,
-		any: []string{"conversation too long. press esc twice", "could not be reduced below the context limit"}},
+		any: []string{"conversation too long. press esc", "could not be reduced below the context limit"}},
 	// "Compaction failed · attached media exceeds size limits": an image or
 	// document in the history is over the API's limit and cannot be
 	// stripped, so every request with this history fails.

@@ -6,9 +6,10 @@ package routingerr
 func init() {
 	for id, f := range map[string]struct{ pos, neg []Evidence }{
 		"claude_code.compaction_too_long.v1": {
-			pos: []Evidence{txt("  ⎿ Error: Error during compaction: Error: Conversation too long. Press esc twice to go up a few messages and try \n    again.")},
+			pos: []Evidence{txt("  ⎿ Error: Error during compaction: Error: Conversation too long. Press esc twice to go up a few messages and try \n    again."),
+				txt("> /compact\n⎿ Error during compaction: Error: Conversation too long. Press esc to go up a few messages and try again.")},
 			neg: []Evidence{txt("Error during compaction: Error: API Error: 529 Overloaded"), txt("the conversation was too long to read"),
-				txt("the context could not be reduced")},
+				txt("the context could not be reduced"), txt("Conversation too long to display. Press enter to continue.")},
 		},
 		"claude_code.compaction_media.v1": {
 			pos: []Evidence{txt("Error: Compaction failed · attached media exceeds size limits")},

@@ -2063,6 +2063,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Sorry, the response hit the length limit. Please rephrase your prompt.")},
 		neg: []Evidence{txt("the response length limit is 4096 tokens")},
 	},
+	"copilot.stream_terminated.v1": {
+		pos: []Evidence{txt("Sorry, your request failed. Please try again.\n\nReason: Server error. Stream terminated"),
+			txt("Reason: Server error. Stream terminated")},
+		neg: []Evidence{txt("Stream terminated by user"), txt("Server error: 400 stream options are not supported")},
+	},
 	"copilot.request_too_large.v1": {
 		pos: []Evidence{txt(`[error] Request Failed: 413 {"statusCode":413,"message":"request entity too large"}`)},
 		neg: []Evidence{txt("<html><head><title>413 Request Entity Too Large</title></head><body><center>nginx</center></body></html>"),
