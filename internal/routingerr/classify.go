@@ -268,18 +268,42 @@ func blankLineHeader(low []byte, i int) {
 	for i < len(low) && (low[i] == ' ' || low[i] == '\t') {
 		i++
 	}
-	n := isoTimeLen(low[i:])
-	if n == 0 {
+	// The time may stand in brackets ("[2026-01-04T09:33:53.002Z] [ERROR]").
+	bracketed := i < len(low) && low[i] == '['
+	t := i
+	if bracketed {
+		t++
+	}
+	n := isoTimeLen(low[t:])
+	if n == 0 || bracketed && (t+n >= len(low) || low[t+n] != ']') {
 		return
 	}
-	j := i + n
+	j := t + n
+	if bracketed {
+		j++
+	}
 	k := j
 	for k < len(low) && (low[k] == ' ' || low[k] == '-' || low[k] == '|') {
+		k++
+	}
+	// A VS Code output channel writes the level in brackets: "2025-06-03
+	// 09:38:43.092 [error] …" (Copilot Chat's, Cline's, Roo Code's logs).
+	bracket := k < len(low) && low[k] == '['
+	if bracket {
 		k++
 	}
 	for _, lv := range logLevels {
 		if bytes.HasPrefix(low[k:], []byte(lv)) {
 			e := k + len(lv)
+			if bracket {
+				if e >= len(low) || low[e] != ']' {
+					break
+				}
+				e++
+				if e < len(low) && low[e] != ' ' {
+					break
+				}
+			}
 			if e < len(low) && (low[e] == ' ' || low[e] == ':') {
 				for e < len(low) && (low[e] == ' ' || low[e] == ':' || low[e] == '-' || low[e] == '|') {
 					e++

@@ -22,6 +22,8 @@ var perturbations = []struct {
 	{"with blank lines after", false, func(s string) string { return s + "\n\n" }},
 	{"in a code fence", false, func(s string) string { return "```text\n" + s + "\n```" }},
 	{"logged", false, func(s string) string { return "2026-11-30T10:00:00.123Z ERROR " + s }},
+	{"logged by a VS Code output channel", false, func(s string) string { return "2026-11-30 10:00:00.123 [error] " + s }},
+	{"logged with the time in brackets", false, func(s string) string { return "[2026-11-30T10:00:00.123Z] [ERROR] " + s }},
 	{"in an agent exit", true, func(s string) string { return "Error: Claude Code process exited with code 1\nstderr: " + s }},
 	{"in ACP details", true, func(s string) string { return `Internal error: {"details": "` + s + `"}` }},
 	{"under goose's retry boilerplate", true, func(s string) string {
