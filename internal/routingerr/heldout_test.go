@@ -1149,6 +1149,19 @@ func TestHeldoutNinetyNinth(t *testing.T) {
 	measureLaterSet(t, 99, "ninety-ninth held-out set")
 }
 
+// TestHeldoutHundredFirst measures testdata/heldout101: 30 real errors from
+// vendors' own community forums, help centres and Q&A (forum.moonshot.ai,
+// community.openai.com, discuss.ai.google.dev, learn.microsoft.com Q&A,
+// forum.cursor.com, discuss.huggingface.co, support.claude.com) and the
+// threads and posts they point to — Kimi, OpenAI, Azure OpenAI/Foundry,
+// Gemini, Hugging Face Inference Providers, Cursor (IDE and SDK), Claude.ai
+// and Bedrock — drawn from the search tool's pages corpus and committed
+// before the classifier saw them (testdata/heldout101/README.md).
+func TestHeldoutHundredFirst(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 101, "hundred-first held-out set")
+}
+
 // TestHeldoutHundredThird measures testdata/heldout103: 30 real errors
 // quoted verbatim on Japanese and Korean developer pages (Qiita, Zenn,
 // hatenablog, tistory, personal blogs, Japanese cloud docs) — Claude Code
