@@ -627,7 +627,16 @@ var quotaRules = []rule{
 			// up.", "Server returned 429 — <detail> Visit … to upgrade or to
 			// top up your tokens."; mindsdb/anton anton/core/llm/anthropic.py
 			// _raise_for_status_error): the 429 is no rate limit.
-			"token allowance is exhausted", "credits are used up", "top up your tokens"}},
+			"token allowance is exhausted", "credits are used up", "top up your tokens",
+			// Hugging Face Inference Providers once an account's monthly
+			// included credits are spent ("You have depleted your monthly
+			// included credits. Purchase pre-paid credits to continue using
+			// Inference Providers. …", earlier "You have exceeded your
+			// monthly included credits for Inference Providers. Subscribe to
+			// PRO …", under a 402): providers not on HF billing are blocked
+			// at the limit and the rest need pre-paid credits or PRO
+			// (huggingface.co/docs/inference-providers/en/pricing).
+			"depleted your monthly included credits", "exceeded your monthly included credits"}},
 	// A bare RESOURCE_EXHAUSTED ("Resource has been exhausted (e.g. check
 	// quota).") is Gemini's per-minute limit or Vertex's shared capacity;
 	// so is google-api-core's ResourceExhausted, which prints as "429
@@ -941,7 +950,12 @@ var sharedRules = []rule{
 			// (litellm/litellm_core_utils/exception_mapping_utils.py at
 			// 002b24d3, ExceptionCheckers.is_error_str_rate_limit: "Mistral
 			// API returns this error string"), not a bad request.
-			"service tier capacity exceeded"}},
+			"service tier capacity exceeded",
+			// Claude.ai's capacity message ("Due to unexpected capacity
+			// constraints, Claude is unable to respond to your message.
+			// Please try again soon."): system-wide demand, not the
+			// account's limit (support.claude.com/en/articles/12466728).
+			"unexpected capacity constraints"}},
 	// OpenRouter relays an upstream failure after the stream began as a
 	// mid-stream error event (openrouter.ai/docs/api-reference/errors,
 	// "Errors during streaming"); its status is OpenRouter's (502), the

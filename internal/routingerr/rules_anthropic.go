@@ -282,7 +282,13 @@ var anthropicRules = []rule{
 		any: []string{"prompt is too long", "input is too long for requested model",
 			// Claude Code 2.1.112 on stop_reason model_context_window_exceeded:
 			// "API Error: The model has reached its context window limit."
-			"reached its context window limit"}},
+			"reached its context window limit",
+			// Claude.ai's length limit ("Your message will exceed the length
+			// limit for this chat. Try attaching fewer or smaller files or
+			// starting a new conversation."): the chat reached the context
+			// window, so the same message is refused again
+			// (support.claude.com/en/articles/12466728).
+			"exceed the length limit for this chat", "exceeds the length limit for this chat"}},
 	// The API's "image dimensions exceed max allowed size for many-image
 	// requests", as Claude Code 2.1.112 words it: "An image in the
 	// conversation exceeds the dimension limit for many-image requests

@@ -89,8 +89,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"quota.no_credits.v1": {
 		pos: []Evidence{txt(`{"reason":"INSUFFICIENT_G1_CREDITS_BALANCE"}`), txt("400 Access denied, please make sure your account is in good standing. (Arrearage)"),
-			txt("Server returned 429 — Token limit exceeded. Visit https://console.mindshub.ai to upgrade or to top up your tokens.")},
-		neg: []Evidence{txt("credits added"), txt("usage included"), txt("your token allowance resets tomorrow")},
+			txt("Server returned 429 — Token limit exceeded. Visit https://console.mindshub.ai to upgrade or to top up your tokens."),
+			status(402, `{"error":"You have depleted your monthly included credits. Purchase pre-paid credits to continue."}`),
+			txt("You have exceeded your monthly included credits for Inference Providers.")},
+		neg: []Evidence{txt("credits added"), txt("usage included"), txt("your token allowance resets tomorrow"),
+			txt("your monthly included credits refill on the 1st")},
 	},
 	"google.resource_exhausted_bare.v1": {
 		pos: []Evidence{{HasRPCError: true, RPCCode: 429, RPCMessage: "Resource has been exhausted (e.g. check quota)."}},
@@ -181,8 +184,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.high_demand.v1": {
 		pos: []Evidence{txt("We're currently experiencing high demand, which may cause temporary errors."),
 			txt("The server is temporarily unable to service your request due to capacity problems. Please try again later."),
-			status(429, `{"object":"error","message":"Service tier capacity exceeded for this model.","type":"invalid_request_error","param":null,"code":"3505"}`)},
-		neg: []Evidence{txt("demand is high"), txt("at capacity planning"), txt("the service tier capacity is 10 rps")},
+			status(429, `{"object":"error","message":"Service tier capacity exceeded for this model.","type":"invalid_request_error","param":null,"code":"3505"}`),
+			txt("Due to unexpected capacity constraints, Claude is unable to respond.")},
+		neg: []Evidence{txt("demand is high"), txt("at capacity planning"), txt("the service tier capacity is 10 rps"),
+			txt("capacity constraints are listed in the docs")},
 	},
 	"generic.server_error_words.v1": {
 		pos: []Evidence{txt("The server had an error while processing your request. Sorry about that!")},
@@ -577,8 +582,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{txt("thinking signature verified"), txt("the signature field is required")},
 	},
 	"anthropic.prompt_too_long.v1": {
-		pos: []Evidence{txt("claude exited with error: exit status 1: Prompt is too long"), txt("Input is too long for requested model.")},
-		neg: []Evidence{txt("the prompt is long")},
+		pos: []Evidence{txt("claude exited with error: exit status 1: Prompt is too long"), txt("Input is too long for requested model."),
+			txt("This message exceeds the length limit for this chat.")},
+		neg: []Evidence{txt("the prompt is long"), txt("each chat has a length limit")},
 	},
 	"anthropic.request_too_large.v1": {
 		pos: []Evidence{txt("Request too large (max 30 MB)."), status(413, `{"type":"error","error":{"type":"request_too_large"}}`)},
