@@ -270,6 +270,16 @@ var familyRules = []rule{
 			}
 			return nearWords(s.low, contextNouns, contextVerbs, contextStops, 64, 96)
 		}},
+	// "The conversation is too long for this model. Try /undo to remove
+	// recent turns or /new to start fresh." (autohand's context_overflow
+	// message, autohandai/code-cli src/providers/errors.ts
+	// FRIENDLY_MESSAGES) and the same sentence in other hosts' words ("Your
+	// conversation is too long. Please try creating a new conversation …",
+	// "This conversation is too long. Please start a new chat."): the
+	// history no longer fits, so the same request is refused again until it
+	// is shortened or a new conversation starts.
+	{id: "generic.conversation_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.8,
+		any: []string{"conversation is too long"}},
 
 	{id: "local.insufficient_memory.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: memoryWords},

@@ -581,6 +581,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt(`429 {"error":{"message":"Last error: HTTP 400: messages.1.content.0: Invalid ` + "`signature` in `thinking`" + ` block"},"type":"overloaded_error"}`)},
 		neg: []Evidence{txt("thinking signature verified"), txt("the signature field is required")},
 	},
+	"generic.conversation_too_long.v1": {
+		pos: []Evidence{txt("The conversation is too long for this model. Try /undo to remove recent turns or /new to start fresh."),
+			txt("This conversation is too long. Start a new chat.")},
+		neg: []Evidence{txt("the conversation is long"), txt("conversation too"), txt("a long conversation is fine")},
+	},
 	"anthropic.prompt_too_long.v1": {
 		pos: []Evidence{txt("claude exited with error: exit status 1: Prompt is too long"), txt("Input is too long for requested model."),
 			txt("This message exceeds the length limit for this chat.")},
