@@ -1725,6 +1725,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("A network error occurred. Please check your connection and try again.")},
 		neg: []Evidence{txt("a network error occurred in the test fixture"), txt("please check your connection settings file")},
 	},
+	"cursor.provider_unreachable.v1": {
+		pos: []Evidence{txt("cursor-agent: CLI failed exit=1 — NonRetriableError: Provider Error We're having trouble connecting to the model provider. This might be temporary - please try again in a moment.")},
+		neg: []Evidence{txt("the agent is unable to reach the model registry"), txt("trouble connecting to the database")},
+	},
 	"kiro.account_limited.v1": {
 		pos: []Evidence{txt(`429 Too Many Requests: {"message":"Due to suspicious activity, we are imposing temporary limits on how frequently your account can send a request to Kiro while we investigate.","reason":null}`),
 			{HTTPStatus: 429, Err: "Due to suspicious activity, we are imposing temporary limits on how frequently your\naccount can make requests."}},

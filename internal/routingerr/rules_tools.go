@@ -250,6 +250,15 @@ var toolRules = []rule{
 		any: []string{"model is temporarily busy", "selected is experiencing a high volume of traffic"}},
 	{id: "kiro.network_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.75,
 		any: []string{"a network error occurred. please check your connection and try again"}},
+	// Cursor's dialog when its backend cannot reach the model's provider
+	// (ERROR_OPENAI, ConnectError: [unavailable]): "Unable to reach the
+	// model provider / We're having trouble connecting to the model
+	// provider. This might be temporary - please try again in a moment.";
+	// cursor-agent prints it as "Provider Error We're having trouble …".
+	// A cause named with it (a schema the provider refused) is read by the
+	// rules of its band first.
+	{id: "cursor.provider_unreachable.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.7,
+		any: []string{"trouble connecting to the model provider", "unable to reach the model provider"}},
 	// The Kiro service's account-level hold, a 429 whose body is
 	// {"message":"Due to suspicious activity, we are imposing temporary
 	// limits on how frequently your account can send a request to Kiro
