@@ -1149,6 +1149,19 @@ func TestHeldoutNinetyNinth(t *testing.T) {
 	measureLaterSet(t, 99, "ninety-ninth held-out set")
 }
 
+// TestHeldoutHundredth measures testdata/heldout100: 28 real errors from a
+// relay's public database of user-submitted errors (err.dmxapi.cn /
+// errs.dmxapi.cn, the search tool's pages corpus) — Cherry Studio
+// AI_APICallError stacks, Dify PluginInvokeError runs, OpenClaw and Cursor
+// wrappers, new-api/rix relay bodies (not implemented, do request failed,
+// Invalid Token, quota), Volcengine Ark, DashScope, Azure and Anthropic
+// errors — committed before the classifier saw them
+// (testdata/heldout100/README.md).
+func TestHeldoutHundredth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 100, "hundredth held-out set")
+}
+
 // TestHeldoutHundredFirst measures testdata/heldout101: 30 real errors from
 // vendors' own community forums, help centres and Q&A (forum.moonshot.ai,
 // community.openai.com, discuss.ai.google.dev, learn.microsoft.com Q&A,
