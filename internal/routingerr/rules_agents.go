@@ -779,6 +779,12 @@ var sharedRules = []rule{
 			// one-api / new-api relays' token checks: "该令牌已过期" (expired),
 			// "无效的令牌" (invalid), "未提供令牌" (none given).
 			"该令牌已过期", "无效的令牌", "未提供令牌", "tokenstatusexpired",
+			// new-api's English for the same checks (i18n/locales/en.yaml
+			// token.invalid "Invalid token", token.not_provided "Token not
+			// provided"), with the " (request id: …)" its
+			// common.MessageWithRequestId appends; the suffix keeps a
+			// parser's "invalid token" out.
+			"invalid token (request id:", "token not provided (request id:",
 			// Google's auth libraries without usable credentials (Vertex,
 			// Code Assist): google-auth's DefaultCredentialsError, the Node
 			// library's "Could not load the default credentials.", and

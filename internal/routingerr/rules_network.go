@@ -1058,7 +1058,11 @@ func bareRest(s string, before bool) bool {
 	if n := len(s); n > 4 && s[n-4] == ' ' && s[n-3] >= '1' && s[n-3] <= '5' && isDigit(s[n-2]) && isDigit(s[n-1]) {
 		s = strings.TrimRight(s[:n-4], " \t:")
 	}
-	for _, p := range []string{"api error", "typeerror", "error", "details", "message", "internal error"} {
+	// Cherry Studio's error detail, copied in zh-CN: "错误名称: <name>\n错误信息:
+	// <message>\n堆栈信息: <stack>" (components/ErrorDetailModal BuiltinError's
+	// t('error.name') / t('error.message') / t('error.stack') labels); the
+	// message line is the label and the word.
+	for _, p := range []string{"api error", "typeerror", "error", "details", "message", "internal error", "错误信息"} {
 		if strings.HasSuffix(s, p) && len(s) <= len(p)+24 {
 			return true
 		}

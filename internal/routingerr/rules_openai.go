@@ -515,6 +515,15 @@ var openaiRules = []rule{
 	// channels do.
 	{id: "relay.no_channel.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"无可用渠道", "no available channel for model"}},
+	// new-api when its HTTP client could not complete the request to the
+	// upstream at all (relay/channel/api_request.go: client.Do fails, the
+	// cause is hidden behind types.ErrOptionWithHideErrMsg("upstream error:
+	// do request failed"), code do_request_failed, HTTP 500): a dial, TLS or
+	// read failure on the relay's side. Clients print the message without the
+	// status_code= prefix ("upstream error: do request failed (request id:
+	// …)"). The same request is sent again on the next try.
+	{id: "relay.do_request_failed.v1", band: bandTransient, code: "server_error", class: ClassTransient, conf: 0.8,
+		any: []string{"upstream error: do request failed"}},
 	// A relay whose pool has no schedulable upstream account right now:
 	// sub2api's gateway_service.go selects among the group's schedulable
 	// accounts (rate-limited and overloaded ones excluded) and fails with

@@ -136,8 +136,12 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Authentication error"), txt("Session expired. Please log in again."), txt("Error: login required"),
 			txt("Failed to load OAuth credentials. Please authenticate first: Error: OAuth client credentials not found in config"),
 			txt(`err="No auth credentials found"`), txt("Authentication is required before this operation can be performed"),
-			txt("Not authenticated. Please sign in."), txt("You must be logged in to use this feature")},
-		neg: []Evidence{txt("authenticated as user@example.com"), txt("signed in"), txt("token refreshed"), txt("Loaded OAuth credentials from ~/.gemini/oauth_creds.json")},
+			txt("Not authenticated. Please sign in."), txt("You must be logged in to use this feature"),
+			txt(`{"error":{"message":"Invalid token (request id: 20260601120000123456789abcdef)","type":"new_api_error"}}`),
+			txt("Token not provided (request id: 20260601120000123456789abcdef)")},
+		neg: []Evidence{txt("authenticated as user@example.com"), txt("signed in"), txt("token refreshed"), txt("Loaded OAuth credentials from ~/.gemini/oauth_creds.json"),
+			// A parser's word for a bad character is no credential.
+			txt("SyntaxError: invalid token at line 1 column 7")},
 	},
 	"generic.billing_words.v1": {
 		pos: []Evidence{txt("Your account is not active, please check your billing details on our website."),
@@ -204,8 +208,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"browser.fetch_failed.v1": {
 		pos: []Evidence{txt("TypeError: Failed to fetch"), txt("TypeError: Load failed"),
-			txt("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1/models/gemini-pro:streamGenerateContent?alt=sse: Load failed")},
+			txt("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1/models/gemini-pro:streamGenerateContent?alt=sse: Load failed"),
+			txt("错误名称: TypeError\n错误信息: Failed to fetch\n堆栈信息: TypeError: Failed to fetch")},
 		neg: []Evidence{txt("Error: Failed to fetch models"), txt("Model load failed"), txt("Error: load failed"),
+			txt("错误信息: Failed to fetch models"),
 			txt("Failed to fetch dynamically imported module: https://app.example/assets/index.js"),
 			txt("request to https://api.example/v1 failed: Failed to fetch data")},
 	},
@@ -1868,6 +1874,18 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{status(500, `{"error":"Relay service error","message":"No available Claude accounts support the requested model: claude-sonnet-4-6"}`)},
 		neg: []Evidence{txt("No available accounts: no available accounts supporting model: claude-opus-4-6"),
 			txt("the Claude accounts support the requested model list")},
+	},
+	"relay.do_request_failed.v1": {
+		pos: []Evidence{txt("upstream error: do request failed (request id: 20251207194529177348791uKF8XPa7)"),
+			txt(`{"error":{"message":"upstream error: do request failed","type":"new_api_error","code":"do_request_failed"}}`)},
+		// The wording of other tools' own clients, not new-api's hidden cause.
+		neg: []Evidence{txt("do request failed: invalid character '<' looking for beginning of value"), txt("upstream error: bad response")},
+	},
+	"volcengine.per_minute_limit.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"ModelAccountTpmRateLimitExceeded","message":"TPM (Tokens Per Minute) limit of the model doubao-1-5-pro-32k is exceeded. Please try again later Request id: 02176"}}`),
+			txt("RPM (Requests Per Minute) limit of the model doubao-seed-1-6-vision is exceeded. Please try again later"),
+			txt("The Requests Per Minute (RPM) limit of the associated endpoint for your account has been exceeded. Request ID: 0217")},
+		neg: []Evidence{txt("TPM (Tokens Per Minute) limit of the model doubao-1-5-pro-32k: 800000"), txt("RPM limit of the associated endpoint: 30000")},
 	},
 	"relay.no_channel.v1": {
 		pos: []Evidence{txt("当前分组 default 下对于模型 gpt-4o 无可用渠道 (request id: 2025)")},

@@ -14,4 +14,20 @@ var volcengineRules = []rule{
 	// the model must be activated in the console first.
 	{id: "volcengine.model_not_open.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"modelnotopen", "has not activated the model"}},
+	// 429 TooManyRequests, a per-minute limit: the endpoint's
+	// RateLimitExceeded.EndpointRPMExceeded / EndpointTPMExceeded ("The
+	// Requests Per Minute (RPM) limit of the associated endpoint for your
+	// account has been exceeded.", 请求所关联的推理接入点已超过 RPM 限制,
+	// 请稍后重试) and the account's per-model ModelAccountRpmRateLimitExceeded
+	// / ModelAccountTpmRateLimitExceeded ("TPM (Tokens Per Minute) limit of
+	// the model %s is exceeded. Please try again later"), which relays pass
+	// on without the code or the status. The minute passes; a retry after it
+	// is served.
+	// "exceeded" is required: a limit stated ("TPM (Tokens Per Minute)
+	// limit of the model …: 800000") is no refusal.
+	{id: "volcengine.per_minute_limit.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
+		all: []string{"exceeded"},
+		any: []string{"endpointrpmexceeded", "endpointtpmexceeded", "modelaccountrpmratelimitexceeded", "modelaccounttpmratelimitexceeded",
+			"(rpm) limit of the associated endpoint", "(tpm) limit of the associated endpoint",
+			"(requests per minute) limit of the model", "(tokens per minute) limit of the model"}},
 }
