@@ -1175,6 +1175,19 @@ func TestHeldoutHundredFirst(t *testing.T) {
 	measureLaterSet(t, 101, "hundred-first held-out set")
 }
 
+// TestHeldoutHundredSecond measures testdata/heldout102: 20 real errors from
+// mirrors of GitHub issue threads in the search tool's pages corpus
+// (stepcodex, gitmemories, hdoplus, gitblind, github.* proxies and GitHub
+// pages stored directly) for Claude Code, Codex, Gemini CLI, Copilot CLI,
+// Roo Code and Aider — overloads, rate limits, usage credits, auth,
+// broken history, invalid requests, the agents' own retry lines and
+// aborted turns — committed before the classifier saw them
+// (testdata/heldout102/README.md).
+func TestHeldoutHundredSecond(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 102, "hundred-second held-out set")
+}
+
 // TestHeldoutHundredThird measures testdata/heldout103: 30 real errors
 // quoted verbatim on Japanese and Korean developer pages (Qiita, Zenn,
 // hatenablog, tistory, personal blogs, Japanese cloud docs) — Claude Code
