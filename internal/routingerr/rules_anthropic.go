@@ -141,6 +141,40 @@ var anthropicRules = []rule{
 			return c
 		}},
 
+	// Claude Code's session transcript (~/.claude/projects/<dir>/<session>.jsonl)
+	// records each failed request it is about to retry as a system entry,
+	// {"type":"system","subtype":"api_error","level":"error","cause":{…},
+	// "error":{…},"retryInMs":503.1,"retryAttempt":1,"maxRetries":10,…}:
+	// the same retry as the TUI's "Retrying in …" line and the stream's
+	// api_retry event, with the wait in milliseconds. An api_error entry
+	// without retryInMs says nothing of a retry.
+	{id: "claude_code.transcript_api_error_retry.v1", band: bandProgress, code: "in_progress", class: ClassInProgress, conf: 0.85,
+		gate:  apiErrorEntryWords,
+		check: checkRetriesOver,
+		match: func(s *scan) int {
+			i := lastOf(s.low, apiErrorEntryWords)
+			if i < 0 {
+				return -1
+			}
+			if o := strings.LastIndexByte(s.low[:i], '{'); o >= 0 {
+				i = o
+			}
+			if !strings.Contains(s.low[i:min(len(s.low), i+2048)], `"retryinms":`) || s.retriesOver(i) {
+				return -1
+			}
+			return i
+		},
+		hint: func(s *scan, c Classification) Classification {
+			i := lastOf(s.low, apiErrorEntryWords)
+			w := s.low[max(i, 0):min(len(s.low), max(i, 0)+2048)]
+			if j := strings.Index(w, `"retryinms":`); j >= 0 {
+				if d, ok := jsonMillis(w[j:], `"retryinms":`); ok && d <= maxHint {
+					c.RetryAfter = new(d)
+				}
+			}
+			return c
+		}},
+
 	// Claude Code 2.1.112's fast-mode cooldown notices ("Fast mode
 	// overloaded and is temporarily unavailable · resets in 4m", "Fast limit
 	// reached and temporarily disabled · resets in 12m", then "Fast limit
@@ -232,6 +266,13 @@ var anthropicRules = []rule{
 	// {"data":{…},"error_type":"grace_daily_limit_reached"}.
 	{id: "claude_code.daily_limit_reached.v1", band: bandReset, code: "quota", class: ClassWaitForReset, conf: 0.85,
 		any: []string{"daily_limit_reached"}},
+
+	// Claude Code's stop when a paid feature's free allowance is spent and
+	// only Extra Usage pays for more: "Free ultrareviews used. Enable Extra
+	// Usage to continue." (2.1.126 /ultrareview). The turn ends until the
+	// account turns Extra Usage on.
+	{id: "claude_code.enable_extra_usage.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.85,
+		any: []string{"enable extra usage to continue", "turn on extra usage to continue"}},
 
 	{id: "claude_code.tool_concurrency.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"tool use concurrency", "run /rewind"}},
@@ -717,6 +758,10 @@ var fastModeWords = []string{"fast mode overloaded and is temporarily unavailabl
 // apiRetryWords: the api_retry event as JSON.stringify writes it and as a
 // pretty-printer does.
 var apiRetryWords = []string{`"subtype":"api_retry"`, `"subtype": "api_retry"`}
+
+// apiErrorEntryWords: the transcript's api_error entry, written by
+// JSON.stringify or a pretty-printer.
+var apiErrorEntryWords = []string{`"subtype":"api_error"`, `"subtype": "api_error"`}
 
 // lastOf is the offset of the last occurrence of any of ks in s, or -1.
 func lastOf(s string, ks []string) int {

@@ -617,6 +617,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Codex ran out of room in the model's context window. Start a new conversation.")},
 		neg: []Evidence{txt("the context window is 200k tokens")},
 	},
+	"openai.duplicate_input_item.v1": {
+		pos: []Evidence{status(400, `{"error":{"message":"Duplicate item found with id msg_17. Remove duplicate items from your input and try again.","type":"invalid_request_error"}}`),
+			txt("AI_APICallError: Duplicate item found with id rs_0a1b2c")},
+		neg: []Evidence{txt("duplicate items were removed from the list"), txt("found a duplicate id in config")},
+	},
 	"openai.no_tool_output.v1": {
 		pos: []Evidence{txt(`unexpected status 400 Bad Request: {"error":{"message":"No tool output found for function call call_x."}}`),
 			status(400, `{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.","type":"invalid_request_error","param":"messages.[3].role","code":null}}`),
@@ -723,6 +728,17 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{{ExitStatus: "exit status 1", Err: `{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200}`},
 			txt("{\"type\":\"system\",\"subtype\":\"api_retry\",\"attempt\":10}\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"result\":\"API Error: Repeated 529 Overloaded errors\"}"),
 			txt(`"subtype": "api_retries"`)},
+	},
+	"claude_code.transcript_api_error_retry.v1": {
+		pos: []Evidence{txt(`{"type":"system","subtype":"api_error","level":"error","cause":{"code":"ECONNRESET"},"retryInMs":2210.7,"retryAttempt":3,"maxRetries":10}`),
+			txt("{\n  \"subtype\": \"api_error\",\n  \"cause\": {\"code\":\"ETIMEDOUT\"},\n  \"retryInMs\": 640,\n  \"retryAttempt\": 1,\n  \"maxRetries\": 10\n}")},
+		neg: []Evidence{{ExitStatus: "exit status 1", Err: `{"type":"system","subtype":"api_error","retryInMs":640,"retryAttempt":1,"maxRetries":10}`},
+			txt(`{"type":"system","subtype":"api_error","level":"error","error":{"status":401}}`),
+			txt(`{"type":"result","subtype":"api_error_status","retryInMs":640}`)},
+	},
+	"claude_code.enable_extra_usage.v1": {
+		pos: []Evidence{txt("Free ultrareviews used. Enable Extra Usage to continue."), txt("Turn on extra usage to continue this review")},
+		neg: []Evidence{txt("You're now using extra usage"), txt("5-hour limit reached ∙ continuing with extra usage"), txt("enable extra usage in settings")},
 	},
 	"claude_code.sandbox_unavailable.v1": {
 		pos: []Evidence{txt("Sandbox required but unavailable: bubblewrap (bwrap) is not installed. Set sandbox.failIfUnavailable=false to allow unsandboxed execution.")},
