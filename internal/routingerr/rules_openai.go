@@ -500,6 +500,15 @@ var openaiRules = []rule{
 	{id: "openai.item_not_persisted.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"items are not persisted when"}},
 
+	// The Responses API's 400 for a replayed input that holds one item id
+	// twice: "Duplicate item found with id fc_…. Remove duplicate items from
+	// your input and try again." (Copilot CLI relays it over its websocket
+	// as CAPIError 400). The session's saved history repeats the item, so
+	// the same input fails again until the history is repaired.
+	// Catalogue openai-api openai-api-responses-duplicate-input-item-400.
+	{id: "openai.duplicate_input_item.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
+		any: []string{"duplicate item found with id"}},
+
 	// No credits or no plan: insufficient_quota and its codes; the ChatGPT
 	// backend's 429 {"error":{"type":"usage_not_included"}} (codex-rs's
 	// UsageNotIncluded: "To use Codex with your ChatGPT plan, upgrade to Plus").
