@@ -1200,3 +1200,16 @@ func TestHeldoutHundredThird(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 103, "hundred-third held-out set")
 }
+
+// TestHeldoutHundredFourth measures testdata/heldout104: 43 error messages
+// that gateways, proxies, providers and agents list verbatim in their own
+// docs and troubleshooting pages (ngrok, Langfuse, Neon, Hatz, Merge, WP
+// Engine, LLM Gateway, ModelsLab, LiteLLM and other AI gateways; CoreWeave,
+// Fireworks and Cline's API; Claude Code's error reference, Gemini CLI's
+// troubleshooting and FAQ, opencode's troubleshooting, Warp's API errors) —
+// collected from the search tool's pages and docs corpora and committed
+// before the classifier saw them (testdata/heldout104/README.md).
+func TestHeldoutHundredFourth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 104, "hundred-fourth held-out set")
+}
