@@ -85,8 +85,10 @@ var (
 	kwRetryAfterSnake = newKW("retry_after")
 	// The camelCase key in key=value log lines: opencode-antigravity-auth's
 	// "[RateLimit] 429 on <account> family=gemini retryAfterMs=60000"
-	// (src/plugin/debug.ts logRateLimitEvent), milliseconds.
-	kwRetryAfterMsKV  = newKW("retryafterms=")
+	// (src/plugin/debug.ts logRateLimitEvent), and as a JSON key in a
+	// gateway's 429 body ({"error": "Rate limited", "retryAfterMs": 45000},
+	// docs.dragonclaw.asia/security/rate-limiting): milliseconds.
+	kwRetryAfterMsKV  = newKW("retryafterms")
 	kwQuotaResetDelay = newKW("quotaresetdelay")
 	// Zed's agent logs its retry strategy's Debug: "Retrying with Fixed {
 	// delay: 5s, max_attempts: 2 } for language model completion error …"
@@ -163,14 +165,13 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 		}
 	}
 	if s.hasKW(kwRetryAfterMsKV) {
-		if i := strings.Index(low, kwRetryAfterMsKV.w); i >= 0 {
-			rest := low[i+len(kwRetryAfterMsKV.w):]
+		if v, ok := valueAfter(low, kwRetryAfterMsKV.w); ok {
 			n := 0
-			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			for n < len(v) && v[n] >= '0' && v[n] <= '9' {
 				n++
 			}
-			if v, err := strconv.Atoi(rest[:n]); n > 0 && err == nil {
-				return clampHint(time.Duration(v) * time.Millisecond)
+			if ms, err := strconv.Atoi(v[:n]); n > 0 && err == nil {
+				return clampHint(time.Duration(ms) * time.Millisecond)
 			}
 		}
 	}

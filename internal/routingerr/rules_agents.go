@@ -843,7 +843,15 @@ var sharedRules = []rule{
 			// docs/proxy/budgets, docs/proxy/provider_budget_routing): the
 			// spend cap is reached, raising it (or its period ending) is the fix.
 			"budgetexceedederror", "budget has been exceeded", "exceededbudget:", "over budget. spend=",
-			"crossed budget"}},
+			"crossed budget",
+			// A gateway's spend cap for a scope it manages: Merge Gateway's
+			// "Project budget exceeded for '<project>'." (code
+			// project_budget_exceeded, docs.merge.dev/merge-gateway/errors),
+			// and the budget_exceeded type LiteLLM's proxy and other gateways
+			// put on it (docs.litellm.ai/docs/proxy/error_reference). Not the
+			// session or goal budget an agent run was given (turn_limit).
+			"project budget exceeded", "team budget exceeded", "key budget exceeded", "organization budget exceeded",
+			`"budget_exceeded"`, `_budget_exceeded"`}},
 	{id: "generic.model_words.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"not available with the claude pro plan", "model identifier is invalid", "model not found",
 			"don't have access to the model with the specified model id", "providermodelnotfounderror",
@@ -943,6 +951,13 @@ var sharedRules = []rule{
 			// relay keeps only the first sentence (catalogue
 			// gemini-cli-code-assist-license-first-sentence).
 			"lack a gemini code assist license", "missing a valid license for gemini code assist"}},
+
+	// A gateway that has no slot for the request right now ("The AI gateway
+	// is busy. Retry the request.", ngrok's
+	// ERR_NGROK_AI_GATEWAY_REQUEST_CAPACITY_UNAVAILABLE): the gateway's own
+	// load, not the account.
+	{id: "gateway.busy.v1", band: bandTransient, code: "overloaded", class: ClassTransient, conf: 0.8,
+		any: []string{"gateway is busy", "gateway is currently busy"}},
 
 	{id: "generic.high_demand.v1", band: bandTransient, code: "capacity", class: ClassTransient, conf: 0.85,
 		any: []string{"experiencing high demand", "model is at capacity", "experiencing high load", "server is busy", "servers are busy", `"codex_error_info":"server_overloaded"`,

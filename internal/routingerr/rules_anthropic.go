@@ -583,6 +583,14 @@ var anthropicRules = []rule{
 		// type in brackets, as the OpenCode Zen console relays an upstream
 		// error ("Upstream request failed: [<type>] <message>").
 		any: []string{`"permission_error"`, "[permission_error]"}},
+	// The API's 403 for an OAuth token without the scope the call needs
+	// ("OAuth token does not meet scope requirement any_of(user:inference,
+	// …)"), which Claude Code's error reference lists by itself ("does not
+	// meet scope requirement user:profile", under Authentication: log in
+	// again). After permission_error, so the full 403 body keeps that type's
+	// reading; the bare message is a login to redo.
+	{id: "anthropic.oauth_scope.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"does not meet scope requirement"}},
 	{id: "claude_code.model_issue.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
 		any: []string{"issue with the selected model"}},
 	{id: "anthropic.model_not_found.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.9,
@@ -665,6 +673,20 @@ var anthropicRules = []rule{
 			"stream ended without receiving any events"}},
 	{id: "network.connection_closed.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.9,
 		any: []string{"connection closed mid-response", "closed mid-response"}},
+	// Claude Code's notice when a streamed response is cut: with output,
+	// "API Error: <cause>. The response above may be incomplete." (the
+	// response stopped arriving, part of it never arrived, the stream was
+	// malformed, the computer went to sleep mid-response, the connection was
+	// lost mid-response); without, "API Error: <cause> before a response was
+	// produced. Try again." (native binary 2.1.332/2.1.335; its error
+	// reference also lists "Response stalled mid-stream"). The stream, not the
+	// request: a new turn picks it up. A server error mid-response is the
+	// provider's 5xx inside the stream.
+	{id: "claude_code.server_error_mid_response.v1", band: bandTransport, code: "server_error", class: ClassTransient, conf: 0.85,
+		any: []string{"server error mid-response"}},
+	{id: "claude_code.response_cut.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
+		any: []string{"the response above may be incomplete", "before a response was produced. try again", "no response was produced. try again",
+			"response stalled mid-stream", "the response stopped arriving"}},
 	{id: "claude_code.request_timed_out.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,
 		any: []string{"request timed out", "api error: timeout"}},
 	{id: "claude_code.connection_error.v1", band: bandTransport, code: "network", class: ClassTransient, conf: 0.85,

@@ -149,8 +149,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Your free trial has ended."), txt("Error: account overdue"),
 			txt("OpenAI completion error: 403 Access denied due to overdue account"),
 			status(400, `{"error":{"message":"ExceededBudget: User=<user_id> over budget. Spend=3.7e-05, Budget=0.0","type":"budget_exceeded","param":null,"code":"400"}}`),
-			status(429, `{"error":{"message":"No deployments available - crossed budget for provider: Exceeded budget for provider openai: 0.0007350000000000001 >= 1e-12","type":"None","param":"None","code":"429"}}`)},
+			status(429, `{"error":{"message":"No deployments available - crossed budget for provider: Exceeded budget for provider openai: 0.0007350000000000001 >= 1e-12","type":"None","param":"None","code":"429"}}`),
+			txt("Project budget exceeded for 'p-1'."), txt(`{"error":{"type":"budget_exceeded","message":"over the cap"}}`),
+			txt(`{"error":{"code":"team_budget_exceeded","message":"x"}}`)},
 		neg: []Evidence{txt("account active"), txt("plus sign"), txt("the crossed wires budget report"),
+			txt("the project budget was not exceeded"), txt("budget_exceeded_count=0"),
 			txt("Rate limit reached for requests. Add a payment method to your account to increase your rate limit.")},
 	},
 	"generic.model_words.v1": {
@@ -192,6 +195,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Due to unexpected capacity constraints, Claude is unable to respond.")},
 		neg: []Evidence{txt("demand is high"), txt("at capacity planning"), txt("the service tier capacity is 10 rps"),
 			txt("capacity constraints are listed in the docs")},
+	},
+	"gateway.busy.v1": {
+		pos: []Evidence{txt("The AI gateway is busy. Retry the request."), txt("Error: gateway is currently busy")},
+		neg: []Evidence{txt("the gateway is up"), txt("busy gateway config reloaded")},
 	},
 	"generic.server_error_words.v1": {
 		pos: []Evidence{txt("The server had an error while processing your request. Sorry about that!")},
@@ -840,6 +847,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Error from provider (Console Go): Upstream request failed: [permission_error] API access paused for this organization.")},
 		neg: []Evidence{txt("permission_error")},
 	},
+	"anthropic.oauth_scope.v1": {
+		pos: []Evidence{txt("does not meet scope requirement user:profile"),
+			txt("OAuth token does not meet scope requirement any_of(user:inference, user:ccr_inference, user:voice, org:service_key_inference)")},
+		neg: []Evidence{txt("the token meets the scope requirement user:profile"), txt("scope requirement")},
+	},
 	"claude_code.model_issue.v1": {
 		pos: []Evidence{txt("There's an issue with the selected model (claude-x). It may not exist or you may not have access to it.")},
 		neg: []Evidence{txt("the selected model is claude")},
@@ -1242,6 +1254,20 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"network.connection_closed.v1": {
 		pos: []Evidence{txt("API Error: Connection closed mid-response. The response above may be incomplete.")},
 		neg: []Evidence{txt("connection closed")},
+	},
+	"claude_code.server_error_mid_response.v1": {
+		pos: []Evidence{txt("API Error: Server error mid-response. The response above may be incomplete."),
+			txt("Server error mid-response. The response above may be incomplete.")},
+		neg: []Evidence{txt("server error"), txt("the server error mid-way through the deploy was logged")},
+	},
+	"claude_code.response_cut.v1": {
+		pos: []Evidence{txt("API Error: The response stopped arriving. The response above may be incomplete."),
+			txt("API Error: Your computer went to sleep mid-response. The response above may be incomplete."),
+			txt("API Error: Part of the response never arrived and no response was produced. Try again."),
+			txt("API Error: The response stalled before a response was produced. Try again."),
+			txt("Response stalled mid-stream")},
+		neg: []Evidence{txt("the response above is complete"), txt("no response was produced by the test"),
+			txt("the response stalled the UI"), txt("stream stalled")},
 	},
 	"claude_code.request_timed_out.v1": {
 		pos: []Evidence{txt("API Error: Request timed out.")},
