@@ -1213,3 +1213,17 @@ func TestHeldoutHundredFourth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 104, "hundred-fourth held-out set")
 }
+
+// TestHeldoutHundredFifth measures testdata/heldout105: 34 real errors that
+// engineering blogs, dev.to posts, post-mortems and the GitHub threads they
+// link quote from unattended coding-agent runs and LLM pipelines — usage
+// windows, quotas and credits, 529s and 5xx bodies, dropped sockets, auth
+// broken in headless and CI setups, router model-not-found, and the agents'
+// and harnesses' own retry and give-up lines (Claude Code, Codex, openclaw,
+// hermes-agent, gh-aw, agentpipe, LiteLLM, OpenRouter) — drawn from the
+// search tool's pages corpus and committed before the classifier saw them
+// (testdata/heldout105/README.md).
+func TestHeldoutHundredFifth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 105, "hundred-fifth held-out set")
+}
