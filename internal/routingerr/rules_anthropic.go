@@ -319,6 +319,15 @@ var anthropicRules = []rule{
 	// a relay wraps it in (Antigravity's 429 "overloaded_error" around it).
 	{id: "anthropic.thinking_signature.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
 		any: []string{".thinking.signature:", "invalid `signature` in `thinking` block", "invalid signature in thinking block"}},
+	// The other check of a replayed thinking turn: "messages.25.content.3:
+	// `thinking` or `redacted_thinking` blocks in the latest assistant
+	// message cannot be modified." — an interrupted turn or a compaction
+	// gave the latest assistant turn back changed (catalogue anthropic-api
+	// anthropic-thinking-blocks-cannot-be-modified). Replaying the same
+	// history fails the same way; it is read however a log wrapped its lines
+	// or dropped the backticks ("thinking or redacted_thinking blocks").
+	{id: "anthropic.thinking_blocks_modified.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.85,
+		any: []string{"blocks in the latest assistant message cannot be modified"}},
 	{id: "anthropic.prompt_too_long.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.95,
 		any: []string{"prompt is too long", "input is too long for requested model",
 			// Claude Code 2.1.112 on stop_reason model_context_window_exceeded:

@@ -823,6 +823,16 @@ var transportLostRules = []rule{
 	// kun-model-stream-stalled).
 	{id: "kun.stream_stalled.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.85,
 		all: []string{"stream stalled for ", "without data"}},
+	// openclaw's watchdog on a CLI backend (claude-cli, codex-cli) that went
+	// silent (src/agents/cli-runner/execute.ts): it logs "cli watchdog
+	// timeout: provider=… model=… noOutputTimeoutMs=… pid=…", kills the
+	// child and fails over with "CLI produced no output for Ns and was
+	// terminated." (reason timeout, code cli_no_output_timeout, which
+	// openclaw itself retries when the child showed no activity). The turn
+	// was cut, not refused: a new run may go through (catalogue agents-more
+	// openclaw-cli-watchdog-timeout, openclaw-cli-no-output-terminated).
+	{id: "openclaw.cli_watchdog.v1", band: bandTransport, code: "transport_lost", class: ClassTransient, conf: 0.8,
+		any: []string{"cli watchdog timeout:", "cli produced no output for"}},
 	// Qwen Code's own timeout for a request it gave up on
 	// (packages/core/src/core/openaiContentGenerator/errorHandler.ts,
 	// pipeline.ts): "Streaming request timeout after 46s. Try reducing input

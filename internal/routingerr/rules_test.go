@@ -599,6 +599,16 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("This conversation is too long. Start a new chat.")},
 		neg: []Evidence{txt("the conversation is long"), txt("conversation too"), txt("a long conversation is fine")},
 	},
+	"anthropic.thinking_blocks_modified.v1": {
+		pos: []Evidence{status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.19.content.1: `+"`thinking` or `redacted_thinking`"+` blocks in the latest assistant message cannot be modified."}}`),
+			txt("API Error: 400 messages.1.content.11: thinking or redacted_thinking blocks\nin the latest assistant message cannot be modified")},
+		neg: []Evidence{txt("thinking blocks in earlier assistant messages may be omitted"), txt("the latest assistant message can be modified before it is sent")},
+	},
+	"openclaw.cli_watchdog.v1": {
+		pos: []Evidence{txt("[agent/cli-backend] cli watchdog timeout: provider=codex-cli model=gpt-5.5 session=abc noOutputTimeoutMs=180000 pid=4242"),
+			txt("FailoverError: CLI produced no output for 180s and was terminated.")},
+		neg: []Evidence{txt("the cli watchdog is disabled in config"), txt("the CLI produced no output because stdout was redirected")},
+	},
 	"anthropic.prompt_too_long.v1": {
 		pos: []Evidence{txt("claude exited with error: exit status 1: Prompt is too long"), txt("Input is too long for requested model."),
 			txt("This message exceeds the length limit for this chat.")},
