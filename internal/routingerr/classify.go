@@ -393,13 +393,30 @@ func quoteAt(low []byte, i int) {
 	}
 }
 
+// htmlEscape is the character a JSON \u escape of <, >, & or ' stands for,
+// or 0.
+func htmlEscape(e string) byte {
+	switch strings.ToLower(e) {
+	case `\u003c`:
+		return '<'
+	case `\u003e`:
+		return '>'
+	case `\u0026`:
+		return '&'
+	case `\u0027`:
+		return '\''
+	}
+	return 0
+}
+
 // renderedText returns raw without a terminal's colour and cursor
 // sequences (ESC [ … final byte, and the same with its ESC escaped in JSON
-// as \u001b), so keywords, lines and excerpts read the text as it
-// rendered: a coloured "Retrying in 5s…" still ends its line. raw itself,
-// uncopied, when it holds none.
+// as \u001b), and with Go's JSON escapes of <, >, & and ' undone, so
+// keywords, lines and excerpts read the text as it rendered: a coloured
+// "Retrying in 5s…" still ends its line. raw itself, uncopied, when it
+// holds none.
 func renderedText(raw string) string {
-	if raw == "" || strings.IndexByte(raw, 0x1b) < 0 && !strings.Contains(raw, `\u001`) {
+	if raw == "" || strings.IndexByte(raw, 0x1b) < 0 && !strings.Contains(raw, `\u00`) && !strings.Contains(raw, `\U00`) {
 		return raw
 	}
 	b := make([]byte, 0, len(raw))
@@ -412,6 +429,13 @@ func renderedText(raw string) string {
 			if m := csiLen(raw[i+6:]); m > 0 {
 				n = m + 6
 			}
+		case raw[i] == '\\' && i+6 <= len(raw) && htmlEscape(raw[i:i+6]) != 0:
+			// Go's encoding/json writes <, > and & as \u003c, \u003e,
+			// \u0026 (and ' as \u0027): a Go tool's JSON log of an HTML
+			// error page or of "n_keep (15028) >= n_ctx" reads as written.
+			b = append(b, htmlEscape(raw[i:i+6]))
+			i += 5
+			continue
 		}
 		if n == 0 {
 			b = append(b, raw[i])

@@ -467,6 +467,13 @@ func TestRenderedText(t *testing.T) {
 	if got := renderedText("a\x1b[1;31mb\x1b[0mc\x1b[ d"); got != "abc[ d" {
 		t.Errorf("renderedText = %q", got)
 	}
+	// Go's encoding/json escapes of <, >, & and ' read as the characters.
+	if got := renderedText(`{"error":"504 \u003chtml\u003e n_keep \u003E= n_ctx \u0026 it\u0027s \u0041"}`); got != `{"error":"504 <html> n_keep >= n_ctx & it's \u0041"}` {
+		t.Errorf("renderedText = %q", got)
+	}
+	if c := Classify(Evidence{Err: `{"error":"504 \u003chtml\u003e\n\u003chead\u003e\u003ctitle\u003e504 Gateway Time-out\u003c/title\u003e\u003c/head\u003e"}`}, testNow); c.Class != ClassTransient {
+		t.Errorf("a Go tool's JSON of a 504 page: %s (%s)", c.Class, c.RuleID)
+	}
 	if c := Classify(Evidence{Err: "\x1b[31mAPI Error: 529 Overloaded\x1b[0m"}, testNow); strings.Contains(c.Excerpt, "\x1b") {
 		t.Errorf("excerpt keeps the colour codes: %q", c.Excerpt)
 	}

@@ -1128,13 +1128,16 @@ func goURLErrorLine(low string, i int) bool {
 }
 
 // goQuotedValueEnd: rest opens with the quote that closes a log value and
-// then ends the line (or the text): `…: EOF"` in log/slog or logfmt output.
+// then ends the line (or the text): `…: EOF"` in log/slog or logfmt output,
+// `{"error":"Post …: EOF"}` in JSON.
 func goQuotedValueEnd(rest string) bool {
 	if !strings.HasPrefix(rest, `"`) {
 		return false
 	}
-	rest = strings.TrimLeft(rest[1:], " \t")
-	return rest == "" || rest[0] == '\n' || rest[0] == '\r'
+	// The string may close a JSON value ({"error":"Post …: EOF"}, then
+	// "}", "]" or the next field).
+	rest = strings.TrimLeft(rest[1:], " \t}])")
+	return rest == "" || rest[0] == '\n' || rest[0] == '\r' || rest[0] == ','
 }
 
 // timeoutSubjects are the things a relay's or agent's timer waits on whose

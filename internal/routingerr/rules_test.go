@@ -244,7 +244,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"go.eof.v1": {
 		pos: []Evidence{txt(`Post "https://api.openai.com/v1/responses": EOF`), txt("Post https://api.openai.com/v1/responses: EOF"),
 			txt("2016/08/26 03:01:25 error fetching http://example.org/: EOF"),
-			txt(`time=2026-06-01T12:00:00Z level=ERROR msg="upstream failed" err="Post \"https://api.x.ai/v1/chat\": EOF"`)},
+			txt(`time=2026-06-01T12:00:00Z level=ERROR msg="upstream failed" err="Post \"https://api.x.ai/v1/chat\": EOF"`),
+			txt(`{"error":"Post \"https://daily-cloudcode-pa.googleapis.com/v1internal:loadCodeAssist\": EOF"}`),
+			txt(`{"error":"error fetching http://example.org/: EOF","code":502}`)},
 		neg: []Evidence{txt(`"key": eofmarker`), txt("EOF reached while reading config"), txt("read config: EOF"),
 			txt("Post the file at https://example.com and wait: EOF"), txt("http://example.org/: EOF"),
 			txt("see http:// : EOF"), txt(`msg="read config: EOF"`)},
