@@ -785,7 +785,11 @@ func laterAttemptStarts(line string) bool {
 // retriesLeftAfterFailure: line is p-retry's onFailedAttempt log, "attempt
 // N failed. K retries left." with K >= 1 (sindresorhus/p-retry readme:
 // `Attempt ${attemptNumber} failed. ${retriesLeft} retries left. …`, earlier
-// "There are ${retriesLeft} retries left."): a retry follows.
+// "There are ${retriesLeft} retries left."), or another loop's "attempt N
+// failed: <error> …" that counts the retries left on its line ("2 retries
+// remaining", "retriesRemaining=3", "retries left: 2"; gh-aw's Claude
+// harness logs "[claude-harness] attempt 1 failed: … retriesRemaining=3"):
+// a retry follows.
 func retriesLeftAfterFailure(line string) bool {
 	r, ok := strings.CutPrefix(line, "attempt ")
 	if !ok {
@@ -795,13 +799,46 @@ func retriesLeftAfterFailure(line string) bool {
 	if j == 0 || n < 1 {
 		return false
 	}
-	r, ok = strings.CutPrefix(r[j:], " failed. ")
+	r, ok = strings.CutPrefix(r[j:], " failed")
 	if !ok {
 		return false
 	}
-	r = strings.TrimPrefix(r, "there are ")
-	k, m := leadingInt(r)
-	return m > 0 && k >= 1 && (strings.HasPrefix(r[m:], " retries left") || strings.HasPrefix(r[m:], " retry left"))
+	if p, ok := strings.CutPrefix(r, ". "); ok {
+		p = strings.TrimPrefix(p, "there are ")
+		if k, m := leadingInt(p); m > 0 && (strings.HasPrefix(p[m:], " retries left") || strings.HasPrefix(p[m:], " retry left")) {
+			return k >= 1
+		}
+	}
+	k, ok := retriesLeftCount(r)
+	return ok && k >= 1
+}
+
+// retriesLeftCount is the count of retries left that s states last: "K
+// retries left", "K retries remaining", "retries remaining: K", "retries
+// left: K", "retriesremaining=K", "retries_remaining=K".
+func retriesLeftCount(s string) (int, bool) {
+	best, found, at := 0, false, -1
+	for _, w := range []string{" retries left", " retry left", " retries remaining", " retry remaining"} {
+		if i := strings.LastIndex(s, w); i > at {
+			j := i
+			for j > 0 && isDigit(s[j-1]) {
+				j--
+			}
+			if j < i && (j == 0 || !isAlnum(s[j-1])) {
+				k, _ := leadingInt(s[j:i])
+				best, found, at = k, true, i
+			}
+		}
+	}
+	for _, w := range []string{"retries remaining:", "retries left:", "retriesremaining=", "retries_remaining=", "remaining retries:"} {
+		if i := strings.LastIndex(s, w); i > at {
+			r := strings.TrimLeft(s[i+len(w):], " ")
+			if k, m := leadingInt(r); m > 0 {
+				best, found, at = k, true, i
+			}
+		}
+	}
+	return best, found
 }
 
 // pipelineRetrying: the "attempt " at i is the .NET pipeline's "request

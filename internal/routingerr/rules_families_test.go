@@ -40,6 +40,8 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("WARNING - Request 7 failed with Exception Connection error., attempts left 3\nINFO - Adding request 7 to retry queue. Will retry in next available slot. Attempts remaining: 2"),
 			txt("DEBUG:aiohttp_retry:Retrying after response code: 429"), txt("DEBUG:aiohttp_retry:Attempt 2 out of 3"),
 			txt("Error: 429 Too Many Requests\nAttempt 2 failed. 4 retries left. 1 retries consumed."),
+			txt("[claude-harness] attempt 1 failed: API Error: 529 Overloaded retriesRemaining=3"),
+			txt("attempt 1 failed: Connection error. 2 retries remaining"),
 			txt("info: System.ClientModel.Primitives.ClientRetryPolicy[10]\n      Request [5d8a3f0e] attempt number 2 took 01.3s"),
 			txt("DEBUG:google.api_core.retry:Retrying due to 429 Resource has been exhausted (e.g. check quota)., sleeping 2.6s ..."),
 			txt("litellm.acompletion(model=openai/gpt-4o) Exception litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached\n00:07:32 - LiteLLM Router:INFO: router.py:3557 - Retrying request with num_retries: 3"),
@@ -49,6 +51,7 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 		neg: []Evidence{
 			txt("WARN buzz_agent::llm: llm: retryable status, retrying attempt=3 max_attempts=3 status=503 Service Unavailable"),
 			txt("stopped retrying attempt=2 max_attempts=3"), txt("keep retrying when status=429 attempt=1"),
+			txt("[claude-harness] attempt 4 failed: API Error: 529 Overloaded retriesRemaining=0"),
 			txt("INFO - Adding request 7 to retry queue. Will retry in next available slot. Attempts remaining: 0\nERROR - Request 7 failed permanently after exhausting all 5 retry attempts. Errors: ['Connection error.']"),
 			txt("Reports are added to the retry queue. We will retry in the next maintenance window."),
 			txt(`API error (attempt 1/11): 404 {"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}`),
