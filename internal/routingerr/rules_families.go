@@ -128,8 +128,9 @@ var (
 	// Google's canonical words for a suspended key or project: "Permission
 	// denied: Consumer 'api_key:…' has been suspended."
 	// An account shut off: "Your account has been suspended", "… has been
-	// disabled", "This account has been deactivated".
-	denyNouns = []string{"access", "consumer '", "account has been", "account is"}
+	// disabled", "This account has been deactivated"; a key likewise ("This
+	// key has been disabled", "API key is revoked"), even behind a 429.
+	denyNouns = []string{"access", "consumer '", "account has been", "account is", "key has been", "key is"}
 	denyVerbs = []string{"denied", "terminated", "forbidden", "revoked", "suspended", "disabled", "deactivated", "banned"}
 	denyStops = []string{"temporarily", "rate", "too many", "retry", "try again", "token"}
 

@@ -148,9 +148,11 @@ var familyFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.access_denied_family.v1": {
 		pos: []Evidence{txt(`HTTP 403: {"code":"permission-denied","error":"Access to the chat endpoint is denied."}`),
 			txt("Permission denied: Consumer 'projects/123' has been suspended."),
-			txt("Your account has been disabled."), txt("This account is deactivated")},
+			txt("Your account has been disabled."), txt("This account is deactivated"),
+			status(429, "This key has been disabled"), txt("Error: your API key has been suspended")},
 		neg: []Evidence{txt("access temporarily denied: too many requests"), txt("access token revoked"), txt("read access granted"),
-			txt("consumer 'orders' registered"), txt("account is temporarily suspended, try again later"), txt("account has been created")},
+			txt("consumer 'orders' registered"), txt("account is temporarily suspended, try again later"), txt("account has been created"),
+			txt("API key is temporarily disabled due to too many requests"), txt("the key has been rotated")},
 	},
 	"generic.region_family.v1": {
 		pos: []Evidence{txt("Error: Junie is not available in this country"), txt("Claude isn’t available in your region yet."),
