@@ -402,6 +402,15 @@ func TestExplain(t *testing.T) {
 	if x.Silent+len(x.NearMisses) != len(Rules()) {
 		t.Errorf("silent %d + near %d != %d rules", x.Silent, len(x.NearMisses), len(Rules()))
 	}
+	// A 429 left unread says why.
+	_, x = Explain(status(429, "Usage cap reached for this billing period."), testNow)
+	said := false
+	for _, m := range x.NearMisses {
+		said = said || m.RuleID == "http.rate_limited.429.v1" && strings.Contains(m.Reason, "longer window")
+	}
+	if !said {
+		t.Errorf("near misses %+v do not say why the 429 is no rate limit", x.NearMisses)
+	}
 }
 
 // classCase is a text and the class it must get.

@@ -215,10 +215,10 @@ func (r *rule) missReason(s *scan) string {
 		return ""
 	}
 	if gateWord == "" && firstAny == "" {
-		// Status rules and other checks without words: say so only when
-		// they had something to look at.
-		if st, _ := s.httpStatus(); st != 0 && strings.HasPrefix(r.id, "http.") {
-			return ""
+		// Status rules and other checks without words: only a 429 the
+		// rate-limit reading left alone has something to say.
+		if st, _ := s.httpStatus(); st == 429 && r.id == "http.rate_limited.429.v1" && s.longLimit() {
+			return "the status is 429, but " + checkLongLimit
 		}
 		return ""
 	}

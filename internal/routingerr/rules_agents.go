@@ -998,7 +998,8 @@ var sharedRules = []rule{
 		any: []string{"server had an error while processing your request", "server had an error processing your request",
 			"error occurred while processing your request", "vector_store_timeout"}},
 	{id: "generic.rate_limit_words.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.8,
-		any: rateLimitWords,
+		any:   rateLimitWords,
+		check: checkLongLimit,
 		match: func(s *scan) int {
 			if s.longLimit() {
 				return -1
