@@ -1227,3 +1227,16 @@ func TestHeldoutHundredFifth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 105, "hundred-fifth held-out set")
 }
+
+// TestHeldoutHundredEighth measures testdata/heldout108: 36 error messages
+// that Chinese developer pages quote or list verbatim — DeepSeek's 401/402
+// bodies from a Juejin post, Zhipu's, Volcengine Ark's, Moonshot's and TCL
+// Turing's own error tables, the aihubmix relay's HTTP-code table, a relay's
+// zh `api_key_invalid` body, Dify's 401, Trae CN's custom-model 400 log lines,
+// and Claude Code pastes from Chinese blogs — drawn from the search tool's
+// pages corpus and committed before the classifier saw them
+// (testdata/heldout108/README.md).
+func TestHeldoutHundredEighth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 108, "hundred-eighth held-out set")
+}
