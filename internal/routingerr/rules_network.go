@@ -775,8 +775,11 @@ var transportLostRules = []rule{
 			return s.errorText(websocketClientClosed...)
 		}},
 	// Proxies in front of a provider (Envoy, nginx): the upstream is away.
+	// Gateways say it in so many words too ("Upstream unavailable",
+	// seermartech's 50004).
 	{id: "proxy.upstream.v1", band: bandTransport, code: "unavailable", class: ClassTransient, conf: 0.75,
-		any: []string{"upstream connect error", "no healthy upstream", "upstream request timeout"}},
+		any: []string{"upstream connect error", "no healthy upstream", "upstream request timeout", "upstream unavailable",
+			"upstream service unavailable"}},
 	// Go's bare EOF on a request: `Post "https://…": EOF` (url.Error since
 	// Go 1.14), `Post https://…: EOF` before it quoted the URL; also as the
 	// last thing in a quoted log value (log/slog's TextHandler quotes an

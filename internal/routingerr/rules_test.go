@@ -354,7 +354,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"proxy.upstream.v1": {
 		pos: []Evidence{status(503, "upstream connect error or disconnect/reset before headers. reset reason: connection termination")},
-		neg: []Evidence{txt("upstream merged")},
+		neg: []Evidence{txt("upstream merged"), txt("upstream available again"), txt("upstream unavailability report")},
 	},
 	"claude_code.output_or_unprocessable.v1": {
 		pos: []Evidence{txt("API Error: Claude's response exceeded the 32000 output token maximum.")},
@@ -469,6 +469,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"volcengine.account_overdue.v1": {
 		pos: []Evidence{txt(`{"error":{"code":"AccountOverdueError","message":"The request failed because your account has an overdue balance."}}`)},
 		neg: []Evidence{txt("overdue task reminder"), txt("account balance: 12.00")},
+	},
+	"volcengine.closed_endpoint.v1": {
+		pos: []Evidence{status(400, `{"error":{"code":"InvalidEndpoint.ClosedEndpoint","message":"The request targeted an endpoint that is currently closed or temporarily unavailable. Request ID: x"}}`)},
+		neg: []Evidence{txt("the endpoint is closed for maintenance windows on sunday"), txt("InvalidEndpoint")},
+	},
+	"zhipu.auth_header_missing.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"1001","message":"Authentication parameter not received in Header, unable to authenticate"}}`)},
+		neg: []Evidence{txt("authentication parameter received"), txt(`{"code":"1001"}`)},
 	},
 	"volcengine.model_not_open.v1": {
 		pos: []Evidence{txt(`{"error":{"code":"ModelNotOpen","message":"Your account 1 has not activated the model m."}}`)},
@@ -1581,7 +1589,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"zhipu.billing.v1": {
 		pos: []Evidence{txt(`Error code: 429, with error text {"error":{"code":"1113","message":"Your account is in arrears"}}`),
-			txt("您的套餐已到期，请续订")},
+			txt("您的套餐已到期，请续订"), txt("Your account is in arrears, please recharge and try again")},
 		neg: []Evidence{txt(`{"error":{"code":"11130"}}`), txt("error code: 1113 lines")},
 	},
 	"zhipu.rate_limited.v1": {
@@ -1846,8 +1854,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	},
 	"zhipu.account.v1": {
 		pos: []Evidence{txt(`{"error":{"code":"1112","message":"当前账号已被锁定，请联系平台客服"}}`), txt("您的账户已被锁定"),
-			txt("账户当前处于非活动状态")},
-		neg: []Evidence{txt(`{"error":{"code":"11120"}}`), txt("processed 1112 rows")},
+			txt("账户当前处于非活动状态"), txt("Your account has been locked, please contact customer service to unlock"),
+			txt("Your account is currently inactive. Please check your account information")},
+		neg: []Evidence{txt(`{"error":{"code":"11120"}}`), txt("processed 1112 rows"), txt("your account is currently active"),
+			txt("the file has been locked")},
 	},
 	"net.os_errno.v1": {
 		pos: []Evidence{txt("OSError: [WinError 10061] 由于目标计算机积极拒绝，无法连接。"),

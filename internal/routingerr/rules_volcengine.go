@@ -14,6 +14,13 @@ var volcengineRules = []rule{
 	// the model must be activated in the console first.
 	{id: "volcengine.model_not_open.v1", band: bandUser, code: "model", class: ClassUserAction, conf: 0.85,
 		any: []string{"modelnotopen", "has not activated the model"}},
+	// 400 InvalidEndpoint.ClosedEndpoint, "The request targeted an endpoint
+	// that is currently closed or temporarily unavailable." (推理接入点处于已被
+	// 关闭或暂时不可用, 请稍后重试): the endpoint is away, not the request
+	// wrong; its 400 says nothing about the body.
+	{id: "volcengine.closed_endpoint.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.75,
+		any: []string{"invalidendpoint.closedendpoint", "endpoint that is currently closed or temporarily unavailable",
+			"推理接入点处于已被关闭或暂时不可用"}},
 	// 429 TooManyRequests, a per-minute limit: the endpoint's
 	// RateLimitExceeded.EndpointRPMExceeded / EndpointTPMExceeded ("The
 	// Requests Per Minute (RPM) limit of the associated endpoint for your

@@ -23,15 +23,27 @@ var zhipuRules = []rule{
 	// Please recharge."; 1309 the GLM Coding Plan expired.
 	{id: "zhipu.billing.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
 		// And the words without the code (a wrapper that prints only the
-		// message): a package expired, "套餐已到期".
-		any: append(zhipuCode("1113", "1309"), "套餐已到期")},
+		// message): a package expired, "套餐已到期"; Z.ai's English 1113
+		// "Your account is in arrears, please recharge and try again" and
+		// its zh "您的账户已欠费".
+		any: append(zhipuCode("1113", "1309"), "套餐已到期", "your account is in arrears", "您的账户已欠费")},
 	// 1110 the account is inactive, 1111 it does not exist, 1112 it is
 	// locked ("当前账号已被锁定"), 1120 it cannot be accessed: support, not a
 	// retry, must act.
 	{id: "zhipu.account.v1", band: bandUser, code: "permission", class: ClassUserAction, conf: 0.9,
 		// Without the code: an account locked (账号/账户已被锁定) or
-		// inactive (处于非活动状态).
-		any: append(zhipuCode("1110", "1111", "1112", "1120"), "账号已被锁定", "账户已被锁定", "处于非活动状态")},
+		// inactive (处于非活动状态); Z.ai's English 1110 "Your account is
+		// currently inactive. …", 1112 "Your account has been locked, please
+		// contact customer service to unlock" and 1121 "Account has irregular
+		// activities and has been locked".
+		any: append(zhipuCode("1110", "1111", "1112", "1120"), "账号已被锁定", "账户已被锁定", "处于非活动状态",
+			"your account is currently inactive", "your account has been locked", "irregular activities and has been locked")},
+	// 1001 "Authentication parameter not received in Header, unable to
+	// authenticate" (Header中未收到Authentication参数，无法进行身份验证): the
+	// key was not sent. The 10xx codes are Cloudflare's too, so only the
+	// words are read, not the code.
+	{id: "zhipu.auth_header_missing.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.85,
+		any: []string{"authentication parameter not received in header", "header中未收到authentication参数"}},
 	// 1302 too many concurrent requests, 1303 too frequent; the account's
 	// rate, cleared by waiting.
 	{id: "zhipu.rate_limited.v1", band: bandTransient, code: "rate_limited", class: ClassTransient, conf: 0.85,
