@@ -670,6 +670,9 @@ var sharedRules = []rule{
 			"exceeds the model's maximum context length", "too large for model with", "model_context_window_exceeded",
 			// GitHub Copilot's API, DashScope's InvalidParameter, Moonshot.
 			"model_max_prompt_tokens_exceeded", "range of input length should be", "exceeded model token limit",
+			// Moonshot's other 400 for it, "Input token length too long"
+			// (platform.kimi.com/docs/api/errors.md).
+			"token length too long",
 			// Z.ai's GLM overflow as opencode's overflow patterns list it
 			// (packages/llm/src/provider-error.ts at 3d19c909).
 			"tokens in request more than max tokens allowed",

@@ -108,8 +108,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.context_overflow.v1": {
 		pos: []Evidence{txt("Context limit reached · /compact or /clear to continue"),
 			status(500, `{"type":"error","error":{"type":"api_error","message":"internal error: 输入内容超长，请缩短后重试"}}`),
-			txt(`{"finish_reason":"input_exceeds_limit"}`), status(400, `{"error":{"message":"tokens in request more than max tokens allowed"}}`)},
-		neg: []Evidence{txt("context limit is 200k"), txt("input is short"), txt("输入内容已提交")},
+			txt(`{"finish_reason":"input_exceeds_limit"}`), status(400, `{"error":{"message":"tokens in request more than max tokens allowed"}}`),
+			txt("Input token length too long")},
+		neg: []Evidence{txt("context limit is 200k"), txt("input is short"), txt("输入内容已提交"), txt("token length: 12 of 128000")},
 	},
 	"generic.attachment.v1": {
 		pos: []Evidence{txt("PDF too large. Please double press esc to edit your message and try again.")},
