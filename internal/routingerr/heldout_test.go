@@ -1228,6 +1228,19 @@ func TestHeldoutHundredFifth(t *testing.T) {
 	measureLaterSet(t, 105, "hundred-fifth held-out set")
 }
 
+// TestHeldoutHundredSixth measures testdata/heldout106: 24 real errors that
+// community help boards and the threads behind agents' and gateways' fixes
+// quote for local runtimes (Ollama, Continue on Ollama), OpenRouter and other
+// gateways (LiteLLM, Kilo's gateway, bumo, JanitorAI's OpenRouter help) and
+// agents and SDKs (LangChain.js, Roo Code, opencode, Warp, cursor-agent behind
+// the openab Discord bot, an MCP gateway) — drawn from the search tool's pages
+// corpus and committed before the classifier saw them
+// (testdata/heldout106/README.md).
+func TestHeldoutHundredSixth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 106, "hundred-sixth held-out set")
+}
+
 // TestHeldoutHundredEighth measures testdata/heldout108: 36 error messages
 // that Chinese developer pages quote or list verbatim — DeepSeek's 401/402
 // bodies from a Juejin post, Zhipu's, Volcengine Ark's, Moonshot's and TCL
