@@ -862,6 +862,12 @@ var sharedRules = []rule{
 			// The model named wrongly, as gateways and local servers say it
 			// ("Unknown model: x", "Invalid model name").
 			"unknown model", "invalid model:", "invalid model name", "invalid model id", "invalid model specified",
+			// OpenRouter's 400 for a slug it does not list ("<slug> is not a
+			// valid model ID", code 400; catalogue openrouter
+			// openrouter-400-not-valid-model-id), relayed as is by LiteLLM's
+			// OpenrouterException and by chat front ends, even with the slug
+			// left blank: the model named wrongly, not a malformed body.
+			"is not a valid model id",
 			// CLIProxyAPI when no provider serves the requested model
 			// (sdk/api/handlers: "unknown provider for model <m>"). Until
 			// 2026-07 it came as a 502 {"type":"server_error","code":

@@ -983,7 +983,9 @@ var (
 
 var connectionClosedWords = []string{"connection closed", "connection lost", "connection dropped", "network error", "socket closed"}
 
-var browserFetchFailed = []string{"failed to fetch", "load failed", "networkerror when attempting to fetch resource"}
+const geckoFetchFailed = "networkerror when attempting to fetch resource"
+
+var browserFetchFailed = []string{"failed to fetch", "load failed", geckoFetchFailed}
 
 // bareFetchFailure finds a browser's fetch message w alone on its line
 // (bareWord), or ending the line right after the URL it was fetching
@@ -991,6 +993,15 @@ var browserFetchFailed = []string{"failed to fetch", "load failed", "networkerro
 // common enough in other words ("Error: load failed"), so bare it counts
 // only as WebKit's TypeError.
 func bareFetchFailure(low, w string) int {
+	// Gecko's words are its own, never an app's: after a label's ": " they
+	// are the engine's message whatever the app wraps around it ("A network
+	// error occurred, …: NetworkError when attempting to fetch resource
+	// (unk)", a chat front end's banner).
+	if w == geckoFetchFailed {
+		if i := strings.Index(low, ": "+w); i >= 0 {
+			return i + 2
+		}
+	}
 	if w != "load failed" {
 		if i := bareWord(low, w); i >= 0 {
 			return i

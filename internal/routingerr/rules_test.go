@@ -160,8 +160,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.model_words.v1": {
 		pos: []Evidence{txt("The provided model identifier is invalid."), txt("Unknown model: claude-opus-9"), txt("Error: invalid model name 'gpt-9'"),
 			status(502, `{"error":{"message":"unknown provider for model gemini-9","type":"server_error","code":"internal_server_error"}}`),
-			status(503, "model gpt-image-2 is only supported on /v1/images/generations and /v1/images/edits")},
-		neg: []Evidence{txt("model found"), txt("AccessDeniedException: You don't have access to the model with the specified model ID.")},
+			status(503, "model gpt-image-2 is only supported on /v1/images/generations and /v1/images/edits"),
+			status(400, `{"error":{"message":"acme/none-9b is not a valid model ID","code":400}}`)},
+		neg: []Evidence{txt("model found"), txt("checked that anthropic/claude-x is a valid model ID"), txt("AccessDeniedException: You don't have access to the model with the specified model ID.")},
 	},
 	"generic.config_words.v1": {
 		pos: []Evidence{txt("Access blocked by Cloudflare. This usually happens when connecting from a restricted region"),
@@ -217,8 +218,9 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"browser.fetch_failed.v1": {
 		pos: []Evidence{txt("TypeError: Failed to fetch"), txt("TypeError: Load failed"),
 			txt("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1/models/gemini-pro:streamGenerateContent?alt=sse: Load failed"),
-			txt("错误名称: TypeError\n错误信息: Failed to fetch\n堆栈信息: TypeError: Failed to fetch")},
-		neg: []Evidence{txt("Error: Failed to fetch models"), txt("Model load failed"), txt("Error: load failed"),
+			txt("错误名称: TypeError\n错误信息: Failed to fetch\n堆栈信息: TypeError: Failed to fetch"),
+			txt("Chat failed, check your proxy: NetworkError when attempting to fetch resource (xyz)")},
+		neg: []Evidence{txt("Error: Failed to fetch models"), txt("docs: what NetworkError when attempting to fetch resource means"), txt("Model load failed"), txt("Error: load failed"),
 			txt("错误信息: Failed to fetch models"),
 			txt("Failed to fetch dynamically imported module: https://app.example/assets/index.js"),
 			txt("request to https://api.example/v1 failed: Failed to fetch data")},
