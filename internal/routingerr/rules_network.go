@@ -998,7 +998,7 @@ func bareFetchFailure(low, w string) int {
 	// error occurred, …: NetworkError when attempting to fetch resource
 	// (unk)", a chat front end's banner).
 	if w == geckoFetchFailed {
-		if i := strings.Index(low, ": "+w); i >= 0 {
+		if i := strings.Index(low, ": "+geckoFetchFailed); i >= 0 {
 			return i + 2
 		}
 	}
