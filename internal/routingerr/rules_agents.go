@@ -618,7 +618,7 @@ var quotaRules = []rule{
 	// No credits: Gemini Code Assist AI credits, Alibaba Cloud arrears.
 	{id: "quota.no_credits.v1", band: bandUser, code: "billing", class: ClassUserAction, conf: 0.9,
 		any: []string{"insufficient_g1_credits_balance", "credits balance is insufficient", "insufficient credit",
-			"arrearage", "account is in good standing", "extra usage is required", "usage not included",
+			"arrearage", "make sure your account is in good standing", "extra usage is required", "usage not included",
 			"insufficient balance", "exceeded_current_quota", "requires more credits", "out of credits", "run out of credit",
 			"billing is not enabled", "billing_not_active", "out of usage credits", "needs usage credits", "余额不足",
 			// anton's MindsHub wallet denials, which open with the status

@@ -92,7 +92,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Server returned 429 — Token limit exceeded. Visit https://console.mindshub.ai to upgrade or to top up your tokens."),
 			status(402, `{"error":"You have depleted your monthly included credits. Purchase pre-paid credits to continue."}`),
 			txt("You have exceeded your monthly included credits for Inference Providers.")},
-		neg: []Evidence{txt("credits added"), txt("usage included"), txt("your token allowance resets tomorrow"),
+		neg: []Evidence{txt("Your account is in good standing"), txt("credits added"), txt("usage included"), txt("your token allowance resets tomorrow"),
 			txt("your monthly included credits refill on the 1st")},
 	},
 	"google.resource_exhausted_bare.v1": {
