@@ -1241,6 +1241,19 @@ func TestHeldoutHundredSixth(t *testing.T) {
 	measureLaterSet(t, 106, "hundred-sixth held-out set")
 }
 
+// TestHeldoutHundredSeventh measures testdata/heldout107: 26 real errors
+// that developers, issue threads and gateways quote verbatim from LLM APIs,
+// SDK wrappers and coding agents — Claude Code's 500 and thinking-config
+// messages, a Cursor provider-500 wrapper around a request bug, LiteLLM's
+// not-mapped / content-policy / cooldown lines, OpenRouter 404 bodies, bad
+// keys, empty balances and body-too-large messages from gateways' own error
+// tables — drawn from the search tool's pages corpus and committed before
+// the classifier saw them (testdata/heldout107/README.md).
+func TestHeldoutHundredSeventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 107, "hundred-seventh held-out set")
+}
+
 // TestHeldoutHundredEighth measures testdata/heldout108: 36 error messages
 // that Chinese developer pages quote or list verbatim — DeepSeek's 401/402
 // bodies from a Juejin post, Zhipu's, Volcengine Ark's, Moonshot's and TCL
