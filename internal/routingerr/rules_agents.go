@@ -759,6 +759,12 @@ var sharedRules = []rule{
 			// authentication in header".
 			"missing bearer", "missing authentication", "must be a member of an organization", "unauthenticated",
 			"invalid api key", "api key is invalid", "no api key",
+			// The same with the key named as a setting, API_KEY: wcode.net's
+			// "No API_KEY provided, please check the Authorization header of
+			// your http request" and "Incorrect API_KEY provided"
+			// (wcode.net/api-error-reference; catalogue relays
+			// wcode-no-api-key-provided, wcode-incorrect-api-key-provided).
+			"no api_key", "incorrect api_key",
 			// A request that carried no credential at all: OpenRouter's
 			// 401 "No auth credentials found" (catalogue openrouter
 			// openrouter-401-no-auth-credentials), and the same said

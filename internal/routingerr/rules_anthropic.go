@@ -358,6 +358,17 @@ var anthropicRules = []rule{
 	{id: "anthropic.request_too_large.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.9,
 		any:  []string{`"request_too_large"`, "request too large", "request exceeds the maximum allowed number of bytes"},
 		none: []string{"per min", "(tpm)", "(rpm)"}},
+	// A request parameter the model does not take, in the Messages API's
+	// words: "thinking.type.enabled is not supported for this model" (Claude
+	// Code's error reference, code.claude.com/docs/en/errors, lists it under
+	// request errors: the setting, not the service, is wrong). The subject is
+	// a parameter path (a dot or an underscore in it, no hyphen), not a model
+	// name: "model X is not supported" is the model family's. The same body
+	// fails the same way. (Catalogue anthropic-api
+	// anthropic-thinking-type-enabled-not-supported.)
+	{id: "anthropic.param_not_supported_for_model.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		gate: []string{" is not supported for this model"}, match: paramNotSupportedForModel,
+		check: "the word before it is a parameter path (a.b or a_b), not a model name"},
 	// @anthropic-ai/sdk refuses a non-streaming request whose max_tokens
 	// could run past its 10-minute limit, before sending it (1.16.0
 	// client.js: "Streaming is required for operations that may take longer
@@ -866,3 +877,32 @@ func limitReachedNotice(low, k string) int {
 // the server answered with an error status (see
 // claude_code.oauth_exchange_refused.v1).
 const oauthExchangeFailed = "oauth error: request failed with status code "
+
+// paramNotSupportedForModel finds "<param> is not supported for this model"
+// where <param> (backticks or quotes around it dropped) is a parameter path:
+// letters, digits, dots and underscores with at least one dot or underscore,
+// and not "model…" itself.
+func paramNotSupportedForModel(s *scan) int {
+	const k = " is not supported for this model"
+	for i := range occurrences(s.low, k, 0) {
+		j := i
+		for j > 0 && !strings.ContainsRune(" \n\t\"'(:,", rune(s.low[j-1])) {
+			j--
+		}
+		w := strings.Trim(s.low[j:i], "`'\"")
+		if w == "" || strings.HasPrefix(w, "model") || !strings.ContainsAny(w, "._") {
+			continue
+		}
+		ok := true
+		for _, c := range w {
+			if !(c == '.' || c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return i
+		}
+	}
+	return -1
+}

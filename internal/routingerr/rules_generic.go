@@ -16,6 +16,15 @@ var cancelRules = []rule{
 }
 
 var genericRules = []rule{
+	// A server refusing a body over its size limit in words rather than a
+	// 413 page: Go's http.MaxBytesReader ("http: request body too large",
+	// net/http request.go), gateways' "The request body (or file) is too
+	// large, please reduce the request body (or file) size and try again"
+	// (wcode.net/api-error-reference). A replay sends the same body.
+	// (Catalogue transport go-net-http-request-body-too-large, relays
+	// wcode-request-body-too-large.)
+	{id: "generic.request_body_too_large.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.8,
+		any: []string{"request body too large", "request body is too large", "request body (or file) is too large"}},
 	// A web server's own 413 page with no status beside it (nginx's
 	// client_max_body_size: "<title>413 Request Entity Too Large</title>"),
 	// as a client prints the body it got: the body is over the server's

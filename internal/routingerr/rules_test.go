@@ -481,6 +481,10 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt(`{"error":{"code":"1001","message":"Authentication parameter not received in Header, unable to authenticate"}}`)},
 		neg: []Evidence{txt("authentication parameter received"), txt(`{"code":"1001"}`)},
 	},
+	"volcengine.out_of_context.v1": {
+		pos: []Evidence{txt(`{"error":{"code":"OutofContextError","message":"Total tokens of image and text exceed max message tokens.","type":"BadRequest"}}`)},
+		neg: []Evidence{txt("the context of the error was out of date"), txt("max message tokens: 4096")},
+	},
 	"volcengine.model_not_open.v1": {
 		pos: []Evidence{txt(`{"error":{"code":"ModelNotOpen","message":"Your account 1 has not activated the model m."}}`)},
 		neg: []Evidence{txt("model is open for business"), txt("the model was activated")},
@@ -2029,6 +2033,14 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"anthropic.max_tokens_over_model.v1": {
 		pos: []Evidence{txt("max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307")},
 		neg: []Evidence{txt("the maximum allowed number of tokens is 4096"), txt("max_tokens: 8192")},
+	},
+	"generic.request_body_too_large.v1": {
+		pos: []Evidence{txt("http: request body too large"), txt(`{"error":{"message":"Request body is too large","type":"invalid_request_error"}}`)},
+		neg: []Evidence{txt("the request body was large but accepted"), txt("response body too large to log")},
+	},
+	"anthropic.param_not_supported_for_model.v1": {
+		pos: []Evidence{txt("API Error: 400 `output_config.effort` is not supported for this model."), txt(`{"type":"error","error":{"type":"invalid_request_error","message":"thinking.type.enabled is not supported for this model"}}`)},
+		neg: []Evidence{txt("claude-3-haiku is not supported for this model"), txt("model_name is not supported for this model family")},
 	},
 	"http.too_large_page.v1": {
 		pos: []Evidence{txt("<html><head><title>413 Request Entity Too Large</title></head><body></body></html>")},

@@ -21,6 +21,11 @@ var volcengineRules = []rule{
 	{id: "volcengine.closed_endpoint.v1", band: bandTransient, code: "unavailable", class: ClassTransient, conf: 0.75,
 		any: []string{"invalidendpoint.closedendpoint", "endpoint that is currently closed or temporarily unavailable",
 			"推理接入点处于已被关闭或暂时不可用"}},
+	// 400 OutofContextError, "Total tokens of image and text exceed max
+	// message tokens." (the text and image tokens together are over the
+	// model's context length): the same request is over it again.
+	{id: "volcengine.out_of_context.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.85,
+		any: []string{"outofcontexterror", "exceed max message tokens"}},
 	// 429 TooManyRequests, a per-minute limit: the endpoint's
 	// RateLimitExceeded.EndpointRPMExceeded / EndpointTPMExceeded ("The
 	// Requests Per Minute (RPM) limit of the associated endpoint for your
