@@ -357,6 +357,10 @@ func isErrorShaped(line string) bool {
 		// (block/buzz crates/buzz-acp, thiserror Display; catalogue
 		// buzz-acp-agent-error-wrapped).
 		strings.Contains(line, "reported error (code ") ||
+		// A client's own report of a failed call ("OAuth Request Failed -
+		// Internal server error", "Upstream request failed: …", "An
+		// internal server error occurred.").
+		strings.Contains(line, "request failed") || strings.Contains(line, "error occurred") ||
 		retryReport(line)
 }
 

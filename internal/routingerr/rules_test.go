@@ -395,6 +395,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"generic.internal_server_error_text.v1": {
 		pos: []Evidence{txt("AI_RetryError: Failed after 3 attempts. Last error: Internal server error"),
 			txt("❌ API failed after 3 retries — Internal server error"),
+			txt("OAuth Request Failed - Internal server error"), txt("[error] An internal server error occurred.: Error in response: undefined"),
 			// A body quoted into a log string, its JSON escaped.
 			txt(`HTTP请求失败: 500, 响应: {\"error\":{\"code\":\"http_error\",\"message\":\"Internal server error during generate\"}}`)},
 		neg: []Evidence{txt("we log internal server error counts"), {HasRPCError: true, RPCCode: -32603, RPCMessage: "Internal error"},
