@@ -137,3 +137,13 @@ func BenchmarkHostile4x64KiB(b *testing.B) {
 		})
 	}
 }
+
+// TestLongLogAllocatesNothing: a 64 KiB stderr of logged lines costs no
+// allocation per line (a wrap check that built a string per line once cost
+// 256 allocations here).
+func TestLongLogAllocatesNothing(t *testing.T) {
+	Classify(benchStderr64K, testNow) // warm the pool
+	if n := testing.AllocsPerRun(20, func() { Classify(benchStderr64K, testNow) }); n > 1 {
+		t.Errorf("classifying 64 KiB of log lines allocates %v times, want at most 1", n)
+	}
+}

@@ -1,6 +1,7 @@
 package routingerr
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,8 +206,13 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 	if d, ok := secondsThenRetry(s); ok {
 		return clampHint(d)
 	}
-	if d, ok := wrappedTryAgain(s.low); ok {
-		return clampHint(d)
+	// Only a text holding a piece of the words can hold them wrapped: the
+	// scan's keywords say so at no cost, where a 64 KiB log would otherwise
+	// be walked line by line.
+	if s.hasAnyKW(kwWrapPieces) {
+		if d, ok := wrappedTryAgain(s.low); ok {
+			return clampHint(d)
+		}
 	}
 	// Rate-limit reset headers, when no retry-after came: OpenAI's
 	// "x-ratelimit-reset-requests: 640ms", Anthropic's RFC 3339
@@ -879,8 +885,8 @@ func wrappedTryAgain(low string) (time.Duration, bool) {
 		head := low[max(0, i-24):i]
 		tail := low[j:min(len(low), j+48)]
 		joined := append(append(buf[:0], head...), tail...)
-		for _, w := range wrapWords {
-			k := strings.Index(string(joined), w)
+		for wi, w := range wrapWords {
+			k := bytes.Index(joined, wrapWordBytes[wi]) // a string(joined) here allocates on every line
 			if k < 0 || k+len(w) <= len(head) || k >= len(head) {
 				continue // the phrase must span the wrap
 			}
@@ -892,7 +898,19 @@ func wrappedTryAgain(low string) (time.Duration, bool) {
 	return 0, false
 }
 
-var wrapWords = []string{"try again in ", "try again after ", "retry after ", "retry in "}
+var (
+	wrapWords = []string{"try again in ", "try again after ", "retry after ", "retry in "}
+	// Every wrap word holds "try" or "again" or "ret" whole wherever a wrap
+	// splits it.
+	kwWrapPieces  = []*kw{newKW("try"), newKW("again"), newKW("ret")}
+	wrapWordBytes = func() [][]byte {
+		out := make([][]byte, len(wrapWords))
+		for i, w := range wrapWords {
+			out[i] = []byte(w)
+		}
+		return out
+	}()
+)
 
 func isLower(b byte) bool { return 'a' <= b && b <= 'z' }
 
