@@ -168,6 +168,10 @@ type scan struct {
 	statusDone bool
 	status     int // effective HTTP status, 0 when unknown
 	statusPos  int // offset of the status in raw; 0 for a structured status
+
+	// longLimit's answer, once asked: several rate-limit readings ask it
+	// of the same text.
+	longLimitDone, longLimitSeen bool
 }
 
 func newScan(ev *Evidence, now time.Time) *scan {
@@ -396,18 +400,18 @@ func quoteAt(low []byte, i int) {
 // htmlEscape is the character a JSON \u escape of <, >, & or ' stands for,
 // or 0.
 func htmlEscape(e string) byte {
-	switch strings.ToLower(e) {
-	case `\u003c`:
-		return '<'
-	case `\u003e`:
-		return '>'
-	case `\u0026`:
-		return '&'
-	case `\u0027`:
-		return '\''
+	for _, h := range htmlEscapes {
+		if strings.EqualFold(e, h.esc) { // no lowered copy: this runs on every backslash of such a text
+			return h.c
+		}
 	}
 	return 0
 }
+
+var htmlEscapes = []struct {
+	esc string
+	c   byte
+}{{`\u003c`, '<'}, {`\u003e`, '>'}, {`\u0026`, '&'}, {`\u0027`, '\''}}
 
 // renderedText returns raw without a terminal's colour and cursor
 // sequences (ESC [ … final byte, and the same with its ESC escaped in JSON

@@ -554,3 +554,12 @@ func TestCandidatesChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderedTextCopiesNoEscape: upper-case hex in Go-style JSON escapes
+// costs no copy per escape.
+func TestRenderedTextCopiesNoEscape(t *testing.T) {
+	upper := strings.Repeat(`\u003C\u003E`, 16)
+	if n := testing.AllocsPerRun(20, func() { _ = renderedText(upper) }); n > 2 {
+		t.Errorf("renderedText of 32 upper-case escapes allocates %v times, want at most 2", n)
+	}
+}

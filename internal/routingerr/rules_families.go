@@ -1297,13 +1297,16 @@ const checkLongLimit = "the text names a longer window, money, a plan or the acc
 
 // longLimit: s names such a limit (above) and no short one.
 func (s *scan) longLimit() bool {
-	if !s.hasAnyKW(longLimitKWs) || s.hasAnyKW(shortRateKWs) {
-		return false
+	if !s.longLimitDone {
+		s.longLimitDone = true
+		s.longLimitSeen = s.hasAnyKW(longLimitKWs) && !s.hasAnyKW(shortRateKWs)
+		if s.longLimitSeen {
+			if d, ok := retryAfterHint(s); ok && d <= shortReset {
+				s.longLimitSeen = false
+			}
+		}
 	}
-	if d, ok := retryAfterHint(s); ok && d <= shortReset {
-		return false
-	}
-	return true
+	return s.longLimitSeen
 }
 
 // Something the request names that its provider has withdrawn, most often
