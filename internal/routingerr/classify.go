@@ -165,6 +165,10 @@ type scan struct {
 
 	rpcEnd int // raw[:rpcEnd] is the JSON-RPC message and data
 
+	// leadGlyph is the column of the "⎿" that opened the text, blanked in
+	// low so the words after it open their line; -1 when there was none.
+	leadGlyph int
+
 	statusDone bool
 	status     int // effective HTTP status, 0 when unknown
 	statusPos  int // offset of the status in raw; 0 for a structured status
@@ -199,7 +203,7 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	}
 	s.buf = buf[:len(raw)]
 	keywords.scan(raw, s.buf, &s.found, &s.last)
-	normalizeLow(s.buf)
+	s.leadGlyph = normalizeLow(s.buf)
 	// buf is not written again until release: share it rather than copy it.
 	s.low = unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
 	return s
@@ -215,8 +219,13 @@ func newScan(ev *Evidence, now time.Time) *scan {
 //   - what opens a line before its words, a Markdown quote's "> " or a
 //     log's time and level, becomes blanks (blankLineHeader), so a quoted
 //     or logged retry line still opens its line; a code fence's line is
-//     blank.
-func normalizeLow(low []byte) {
+//     blank;
+//   - a Claude Code TUI glyph ("⎿  API Error: 529 …", the error line copied
+//     out of the terminal) that opens the text becomes blanks too, so its
+//     words open the line as they do without it; its column is returned
+//     (-1 when there is none), for the tree reading of noticeOver. Later
+//     "⎿" lines are the tree itself and stay.
+func normalizeLow(low []byte) int {
 	for i := 0; i+1 < len(low); {
 		j := bytes.IndexByte(low[i:len(low)-1], '\\')
 		if j < 0 {
@@ -229,15 +238,25 @@ func normalizeLow(low []byte) {
 		i = j + 2
 	}
 	blankLineHeader(low, 0)
+	glyph := indentOf(unsafe.String(unsafe.SliceData(low), len(low)))
+	if bytes.HasPrefix(low[glyph:], treeGlyph) {
+		copy(low[glyph:], "   ")
+	} else {
+		glyph = -1
+	}
 	for i := 0; i < len(low); {
 		j := bytes.IndexByte(low[i:], '\n')
 		if j < 0 {
-			return
+			return glyph
 		}
 		i += j + 1
 		blankLineHeader(low, i)
 	}
+	return glyph
 }
+
+// treeGlyph is the glyph Claude Code's TUI opens each message of a turn with.
+var treeGlyph = []byte("⎿")
 
 // inWindowsPath: the backslash at j is a separator of a Windows path
 // (C:\Users\me\npm\…), not a JSON escape: its token, back to a blank or

@@ -2,8 +2,10 @@ package routingerr
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // perturbations are the ways a pasted or logged error differs from the
@@ -26,6 +28,8 @@ var perturbations = []struct {
 	{"logged with the time in brackets", false, func(s string) string { return "[2026-11-30T10:00:00.123Z] [ERROR] " + s }},
 	{"in an agent exit", true, func(s string) string { return "Error: Claude Code process exited with code 1\nstderr: " + s }},
 	{"in ACP details", true, func(s string) string { return `Internal error: {"details": "` + s + `"}` }},
+	{"copied from Claude Code's TUI", false, func(s string) string { return "⎿  " + s }},
+	{"copied from the TUI and quoted in a reply", false, func(s string) string { return "> ⎿  " + s }},
 	{"under goose's retry boilerplate", true, func(s string) string {
 		return "Request failed: " + s + "\nPlease retry if you think this is a transient or recoverable error."
 	}},
@@ -106,4 +110,54 @@ func TestEnvelopedStopsAreRarelyRetried(t *testing.T) {
 			t.Errorf("%s: %d stops retried, at most %d: %s", tc.name, len(retried), tc.max, strings.Join(retried, ", "))
 		}
 	}
+}
+
+// TestTreeGlyphReadsAsWithout: an error line copied out of Claude Code's
+// terminal keeps the "⎿  " its TUI draws before each message; every real
+// row and catalogue text reads the same with it (class, rule, hints) as
+// without it. Before normalizeLow blanked the glyph, 15 of 4,971 real rows
+// changed, one of them a retry line read as a failure to retry on.
+func TestTreeGlyphReadsAsWithout(t *testing.T) {
+	t.Parallel()
+	texts := map[string]string{}
+	for _, l := range loadCatalogue(t) {
+		if l.Evidence == nil {
+			texts[l.ID] = l.Text
+		}
+	}
+	for _, r := range realRows(t) {
+		texts[r.ID] = r.Text
+	}
+	if len(texts) < 6000 {
+		t.Fatalf("only %d texts", len(texts))
+	}
+	for id, text := range texts {
+		want := Classify(Evidence{Err: text}, wildNow)
+		for _, lead := range []string{"⎿  ", "  ⎿  ", "> ⎿  ", "⎿ "} {
+			got := Classify(Evidence{Err: lead + text}, wildNow)
+			if got.Class != want.Class || got.RuleID != want.RuleID || !sameHint(got, want) {
+				t.Errorf("%s after %q: %s (%s), without it %s (%s)", id, lead, got.Class, got.RuleID, want.Class, want.RuleID)
+			}
+		}
+	}
+}
+
+func sameHint(a, b Classification) bool {
+	eq := func(x, y *time.Duration) bool { return x == nil && y == nil || x != nil && y != nil && *x == *y }
+	eqT := func(x, y *time.Time) bool { return x == nil && y == nil || x != nil && y != nil && x.Equal(*y) }
+	return eq(a.RetryAfter, b.RetryAfter) && eqT(a.ResetAt, b.ResetAt)
+}
+
+// realRows is every row of the wild set and the held-out sets.
+func realRows(t *testing.T) []wildRow {
+	t.Helper()
+	rows := loadWild(t)
+	dirs, err := filepath.Glob(filepath.Join("testdata", "heldout*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no held-out sets: %v", err)
+	}
+	for _, d := range dirs {
+		rows = append(rows, loadRealRows(t, filepath.Base(d), map[string]string{})...)
+	}
+	return rows
 }

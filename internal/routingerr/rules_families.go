@@ -1216,6 +1216,11 @@ func (s *scan) noticeOver(i int) bool {
 	}
 	ls := strings.LastIndexByte(s.low[:i], '\n') + 1
 	depth := indentOf(s.low[ls:])
+	if ls == 0 && s.leadGlyph >= 0 {
+		// The glyph that opened the text is blanked in low
+		// (normalizeLow): its column is the line's depth in the tree.
+		depth = s.leadGlyph
+	}
 	if finalAttempt(lineFrom(s.low, ls)) {
 		// "Retrying in 24s · attempt 10/10": no retry comes after this
 		// one, so the next error, however it is indented, is the outcome.
@@ -1226,7 +1231,7 @@ func (s *scan) noticeOver(i int) bool {
 	// (…) · Retrying in 1 seconds… (attempt 1/10)\n  ⎿  API Error: 401 …")
 	// has its siblings on the "⎿" lines at that depth; deeper "    ⎿" lines
 	// are the causes under a message.
-	lostTree := ls == 0 && depth == 0 && !strings.HasPrefix(s.low, "⎿")
+	lostTree := ls == 0 && depth == 0 && s.leadGlyph < 0
 	nl := payloadEnd(s.low, i)
 	if nl >= 0 {
 		if d := loggedTracebackEnd(s.low[ls:nl], s.low[nl+1:]); d > 0 {

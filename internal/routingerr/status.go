@@ -401,7 +401,9 @@ func leadingStatus(raw string) (int, int) {
 // which a colon may follow it too.
 func statusLead(raw string, ls, le int) (int, bool) {
 	i := ls
-	for i < le && (raw[i] == ' ' || raw[i] == '\t') {
+	// A Markdown quote's "> " (a paste quoted in a reply) opens no words,
+	// as quoteAt reads it.
+	for i < le && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '>' && (i+1 == le || raw[i+1] == ' ' || raw[i+1] == '>')) {
 		i++
 	}
 	named := false
@@ -410,6 +412,20 @@ func statusLead(raw string, ls, le int) (int, bool) {
 			i += len(p)
 			named = p == "http " || p == "api error "
 			break
+		}
+	}
+	// The TUI's "⎿" may stand before another lead: "⎿  Error: 400 …",
+	// "⎿  API Error 429".
+	if strings.HasSuffix(raw[ls:i], "⎿") {
+		for i < le && raw[i] == ' ' {
+			i++
+		}
+		for _, p := range statusLeads[1:] {
+			if len(p) > 1 && len(raw[i:le]) >= len(p) && strings.EqualFold(raw[i:i+len(p)], p) {
+				i += len(p)
+				named = p == "http " || p == "api error "
+				break
+			}
 		}
 	}
 	for i < le && raw[i] == ' ' {
