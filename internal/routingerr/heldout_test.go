@@ -1266,3 +1266,15 @@ func TestHeldoutHundredEighth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 108, "hundred-eighth held-out set")
 }
+
+// TestHeldoutHundredTenth measures testdata/heldout110: 42 real errors that
+// users pasted into the trackers of Codex, codex-acp, Gemini CLI, Qwen Code
+// and opencode and of the proxies in front of them — broken-history 400
+// bodies, invalid_encrypted_content, usage limits with a clock time, Gemini
+// capacity banners, Qwen's connection errors, opencode's socket logs —
+// drawn from the search tool's issues corpus and committed before the
+// classifier saw them (testdata/heldout110/README.md).
+func TestHeldoutHundredTenth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 110, "hundred-tenth held-out set")
+}
