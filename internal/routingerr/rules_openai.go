@@ -483,8 +483,16 @@ var openaiRules = []rule{
 	// 400); OpenAI-compatible servers (Moonshot, DashScope) copy both.
 	// Catalogue openai-api openai-api-tool-role-without-tool-calls,
 	// openai-api-tool-calls-without-tool-messages.
+	// A function_call_output with no call_id, or one whose call_id no
+	// function_call has, is the same break: "Function call output requires
+	// call_id." (the Responses API, openai/codex#43296; a Markdown paste
+	// escapes it "call\_id", which the keywords read through), DeepSeek's
+	// "No tool call found for tool output with call_id …" (openai/codex#42088).
+	// Catalogue openai-api openai-api-function-call-output-without-call-id,
+	// openai-compatible-tool-output-without-tool-call.
 	{id: "openai.no_tool_output.v1", band: bandTerminal, code: "resume_corrupted", class: ClassTerminal, conf: 0.9,
 		any: []string{"no tool output found for function call", "no tool call found for function call output",
+			"function call output requires call_id", "no tool call found for tool output with call_id",
 			"without its required 'reasoning' item", "without its required reasoning item", "without its required following item",
 			"must be a response to a preceeding message with", "must be a response to a preceding message with",
 			"must be followed by tool messages responding to each"}},

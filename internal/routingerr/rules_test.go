@@ -660,8 +660,11 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 	"openai.no_tool_output.v1": {
 		pos: []Evidence{txt(`unexpected status 400 Bad Request: {"error":{"message":"No tool output found for function call call_x."}}`),
 			status(400, `{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.","type":"invalid_request_error","param":"messages.[3].role","code":null}}`),
-			txt(`Error code: 400 - {'error': {'message': "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1", 'type': 'invalid_request_error'}}`)},
-		neg: []Evidence{txt("tool output found"), txt("each tool message must be a response the user can read")},
+			txt(`Error code: 400 - {'error': {'message': "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1", 'type': 'invalid_request_error'}}`),
+			txt(`Invalid Value: 'input[2].call\_id'. Function call output requires call\_id.`),
+			txt(`{"error":{"message":"No tool call found for tool output with call_id call_7","type":"invalid_request_error"}}`)},
+		neg: []Evidence{txt("tool output found"), txt("each tool message must be a response the user can read"),
+			txt("the function call output requires a call id field, see the docs")},
 	},
 	"openai.item_not_persisted.v1": {
 		pos: []Evidence{status(404, `{"error":{"message":"Item with id 'rs_1' not found. Items are not persisted when `+"`store`"+` is set to false.","type":"invalid_request_error"}}`)},
