@@ -185,7 +185,9 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	parts[4], parts[5] = window(ev.Err)
 	parts[6] = tailOf(ev.StderrTail, maxStderrBytes)
 	for i := range parts {
-		parts[i] = renderedText(parts[i])
+		// Blanks a paste or a log left after the text's last word
+		// ("…: EOF  ") would stand between a rule and the end it reads.
+		parts[i] = strings.TrimRight(renderedText(parts[i]), " \t\r\n")
 	}
 	raw := joinNonEmpty(parts[:])
 	rpcEnd := -1
@@ -248,6 +250,9 @@ func normalizeLow(low []byte) int {
 		j := bytes.IndexByte(low[i:], '\n')
 		if j < 0 {
 			return glyph
+		}
+		if j > 0 && low[i+j-1] == '\r' {
+			low[i+j-1] = ' ' // a Windows line end reads as its line's trailing blank
 		}
 		i += j + 1
 		blankLineHeader(low, i)

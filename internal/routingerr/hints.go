@@ -872,10 +872,13 @@ func wrappedTryAgain(low string) (time.Duration, bool) {
 		}
 		i += off
 		off = i + 1
+		j := i + 1
+		for i > 0 && low[i-1] == ' ' {
+			i-- // a terminal's copy pads the wrapped line with blanks
+		}
 		if i == 0 || !isLower(low[i-1]) {
 			continue
 		}
-		j := i + 1
 		for j < len(low) && (low[j] == ' ' || low[j] == '\t') {
 			j++
 		}

@@ -112,12 +112,15 @@ func TestEnvelopedStopsAreRarelyRetried(t *testing.T) {
 	}
 }
 
-// TestTreeGlyphReadsAsWithout: an error line copied out of Claude Code's
-// terminal keeps the "⎿  " its TUI draws before each message; every real
-// row and catalogue text reads the same with it (class, rule, hints) as
-// without it. Before normalizeLow blanked the glyph, 15 of 4,971 real rows
-// changed, one of them a retry line read as a failure to retry on.
-func TestTreeGlyphReadsAsWithout(t *testing.T) {
+// TestPasteNoiseReadsAsWithout: what a paste adds around an error without
+// meaning anything else — the "⎿  " Claude Code's TUI draws before each
+// message, a quote marker before it, blanks after the last word or each
+// line, Windows line ends, a tab before each line — leaves every real row
+// and catalogue text reading the same (class, rule, hints). Before the
+// glyph was blanked (normalizeLow) 15 of 4,971 real rows changed behind
+// "⎿  ", one a retry line read as a failure to retry on; before the parts
+// were trimmed, 7 behind two trailing blanks ("…: EOF  ").
+func TestPasteNoiseReadsAsWithout(t *testing.T) {
 	t.Parallel()
 	texts := map[string]string{}
 	for _, l := range loadCatalogue(t) {
@@ -131,12 +134,25 @@ func TestTreeGlyphReadsAsWithout(t *testing.T) {
 	if len(texts) < 6000 {
 		t.Fatalf("only %d texts", len(texts))
 	}
+	noise := []struct {
+		name string
+		add  func(string) string
+	}{
+		{"after ⎿", func(s string) string { return "⎿  " + s }},
+		{"after an indented ⎿", func(s string) string { return "  ⎿  " + s }},
+		{"after a quoted ⎿", func(s string) string { return "> ⎿  " + s }},
+		{"after ⎿ and one blank", func(s string) string { return "⎿ " + s }},
+		{"with blanks after", func(s string) string { return s + "  " }},
+		{"with blanks after each line", func(s string) string { return strings.ReplaceAll(s, "\n", "  \n") + "  " }},
+		{"with CRLF", func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }},
+		{"tab-indented", func(s string) string { return "\t" + strings.ReplaceAll(s, "\n", "\n\t") }},
+	}
 	for id, text := range texts {
 		want := Classify(Evidence{Err: text}, wildNow)
-		for _, lead := range []string{"⎿  ", "  ⎿  ", "> ⎿  ", "⎿ "} {
-			got := Classify(Evidence{Err: lead + text}, wildNow)
+		for _, n := range noise {
+			got := Classify(Evidence{Err: n.add(text)}, wildNow)
 			if got.Class != want.Class || got.RuleID != want.RuleID || !sameHint(got, want) {
-				t.Errorf("%s after %q: %s (%s), without it %s (%s)", id, lead, got.Class, got.RuleID, want.Class, want.RuleID)
+				t.Errorf("%s %s: %s (%s), without it %s (%s)", id, n.name, got.Class, got.RuleID, want.Class, want.RuleID)
 			}
 		}
 	}

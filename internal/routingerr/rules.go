@@ -451,13 +451,17 @@ func loggedTracebackEnd(line, rest string) int {
 		return 0
 	}
 	const head = "traceback (most recent call last):"
-	if !strings.HasPrefix(rest, head) {
+	base := indentOf(rest) // a paste indented as a whole indents the traceback too
+	if !strings.HasPrefix(rest[base:], head) {
 		return 0
 	}
-	k := len(head)
+	k := base + len(head)
+	for k < len(rest) && (rest[k] == ' ' || rest[k] == '\t') {
+		k++ // a trailing blank (a Windows line end reads as one)
+	}
 	for k < len(rest) && rest[k] == '\n' {
 		k++
-		if k < len(rest) && (rest[k] == ' ' || rest[k] == '\t') {
+		if indentOf(rest[k:]) > base {
 			nl := strings.IndexByte(rest[k:], '\n')
 			if nl < 0 {
 				return len(rest)
@@ -471,7 +475,7 @@ func loggedTracebackEnd(line, rest string) int {
 			return len(rest)
 		}
 		k += nl
-		for strings.HasPrefix(rest[k:], "\nduring task with name '") {
+		for k < len(rest) && strings.HasPrefix(strings.TrimLeft(rest[k+1:], " \t"), "during task with name '") {
 			nl := strings.IndexByte(rest[k+1:], '\n')
 			if nl < 0 {
 				return len(rest)

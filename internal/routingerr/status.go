@@ -321,7 +321,7 @@ func textStatus(s *scan) (int, int) {
 	}
 	if bestEnd < 0 {
 		// openai-node's "400 status code (no body)": the status comes first.
-		if i := s.indexKW(kwNoBody); i >= 4 && s.low[i-4] == ' ' || i == 3 {
+		if i := s.indexKW(kwNoBody); i >= 4 && isBlank(s.low[i-4]) || i == 3 {
 			if st, ok := statusAt(s.raw, i-3); ok {
 				return st, i - 3
 			}
@@ -383,7 +383,7 @@ func leadingStatus(raw string) (int, int) {
 		}
 		if i, named := statusLead(raw, ls, le); i >= 0 {
 			if st, ok := statusAt(raw, i); ok && i+3 <= le {
-				if j := i + 3; j == le || raw[j] == '\r' || raw[j] == ' ' && j+1 < le && (statusFollow(raw[j+1]) || jsonStringFollows(raw[j+1:le])) || raw[j] == ' ' && j+1 == le ||
+				if j := i + 3; j == le || raw[j] == '\r' || raw[j] == ' ' && j+1 < le && (statusFollow(raw[j+1]) || jsonStringFollows(raw[j+1:le])) || strings.TrimRight(raw[j:le], " \t\r") == "" ||
 					named && raw[j] == ':' && (j+1 == le || raw[j+1] == ' ') {
 					best, bestPos = st, i
 				}
@@ -477,7 +477,7 @@ func statusAt(s string, i int) (int, bool) {
 	}
 	if i+3 < len(s) {
 		// "HTTP 429. Rate limited." ends a sentence; "402.5" is no status.
-		if c := s[i+3]; c >= '0' && c <= '9' || c == '.' && i+4 < len(s) && s[i+4] != ' ' && s[i+4] != '\n' {
+		if c := s[i+3]; c >= '0' && c <= '9' || c == '.' && i+4 < len(s) && s[i+4] != ' ' && s[i+4] != '\n' && s[i+4] != '\r' {
 			return 0, false
 		}
 	}
