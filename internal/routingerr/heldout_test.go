@@ -1278,3 +1278,15 @@ func TestHeldoutHundredTenth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 110, "hundred-tenth held-out set")
 }
+
+// TestHeldoutHundredNinth measures testdata/heldout109: 38 real errors that
+// users pasted into the trackers of Claude Code, its ACP adapters, Zed's
+// agent panel and claude-code-action — usage and extra-usage notices,
+// "Server is temporarily limiting requests" wrapped by the terminal, OAuth
+// and key errors, credits, model access, prompt size — drawn from the
+// search tool's issues corpus and committed before the classifier saw them
+// (testdata/heldout109/README.md).
+func TestHeldoutHundredNinth(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 109, "hundred-ninth held-out set")
+}
