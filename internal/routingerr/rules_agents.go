@@ -769,8 +769,11 @@ var sharedRules = []rule{
 			// 401 "No auth credentials found" (catalogue openrouter
 			// openrouter-401-no-auth-credentials), and the same said
 			// plainly: "Authentication is required …", "Not
-			// authenticated", "You must be logged in …".
+			// authenticated", "You must be logged in …"; Zed's agent panel
+			// before Claude Code is logged in: "You are not currently
+			// authenticated with Claude Code" (zed-industries/zed#44717).
 			"no auth credentials found", "authentication is required", "not authenticated", "must be logged in",
+			"not currently authenticated",
 			// A client that has no key to send: jetbrains-cc-gui's ai-bridge
 			// ("[ERROR] API Key not configured.", then throw new
 			// Error('API Key not configured')); catalogue

@@ -138,6 +138,7 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 			txt("Failed to load OAuth credentials. Please authenticate first: Error: OAuth client credentials not found in config"),
 			txt(`err="No auth credentials found"`), txt("Authentication is required before this operation can be performed"),
 			txt("Not authenticated. Please sign in."), txt("You must be logged in to use this feature"),
+			txt("Error: you are not currently authenticated with Claude Code."),
 			txt(`{"error":{"message":"Invalid token (request id: 20260601120000123456789abcdef)","type":"new_api_error"}}`),
 			txt("Token not provided (request id: 20260601120000123456789abcdef)")},
 		neg: []Evidence{txt("authenticated as user@example.com"), txt("signed in"), txt("token refreshed"), txt("Loaded OAuth credentials from ~/.gemini/oauth_creds.json"),
