@@ -303,6 +303,12 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 			if k == kindBackslash {
 				continue
 			}
+			if k == kindQuote {
+				if !quoteMarker(text, i) {
+					goto plain
+				}
+				k = kindBlank
+			}
 			if k == kindBlank || boxBorder(text, i) {
 				if k == kindBoxLead {
 					low[i+1], low[i+2] = text[i+1], text[i+2]
@@ -314,6 +320,7 @@ func (m *matcher) scan(text string, low []byte, found *kwSet, last *lastEnds) {
 				b = ' '
 			}
 		}
+	plain:
 		prev = b
 		c := class[b]
 		if c == 0 { // in no keyword: back to the root
@@ -349,7 +356,27 @@ const (
 	kindBackslash
 	kindBlank
 	kindBoxLead
+	kindQuote
 )
+
+// quoteMarker: the '>' at i is a Markdown quote's marker, "> " after
+// only blanks and markers on its line, so a wrapped line quoted in a reply
+// ("invalid\n> peer certificate") still reads as one run of words.
+func quoteMarker(text string, i int) bool {
+	if i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '>' && text[i+1] != '\n' {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		switch text[j] {
+		case ' ', '\t', '>':
+		case '\n':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 var byteKind = func() (t [256]uint8) {
 	t['\\'] = kindBackslash
@@ -357,6 +384,7 @@ var byteKind = func() (t [256]uint8) {
 		t[b] = kindBlank
 	}
 	t[0xE2] = kindBoxLead
+	t['>'] = kindQuote
 	return t
 }()
 

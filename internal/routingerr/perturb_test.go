@@ -115,11 +115,14 @@ func TestEnvelopedStopsAreRarelyRetried(t *testing.T) {
 // TestPasteNoiseReadsAsWithout: what a paste adds around an error without
 // meaning anything else — the "⎿  " Claude Code's TUI draws before each
 // message, a quote marker before it, blanks after the last word or each
-// line, Windows line ends, a tab before each line — leaves every real row
+// line, Windows line ends, a tab before each line, a reply's "> " before
+// each line — leaves every real row
 // and catalogue text reading the same (class, rule, hints). Before the
 // glyph was blanked (normalizeLow) 15 of 4,971 real rows changed behind
 // "⎿  ", one a retry line read as a failure to retry on; before the parts
-// were trimmed, 7 behind two trailing blanks ("…: EOF  ").
+// were trimmed, 7 behind two trailing blanks ("…: EOF  "); before the
+// keywords read a quote marker as a blank, 20 quoted in a reply, 2 of
+// them retried against their label.
 func TestPasteNoiseReadsAsWithout(t *testing.T) {
 	t.Parallel()
 	texts := map[string]string{}
@@ -146,6 +149,8 @@ func TestPasteNoiseReadsAsWithout(t *testing.T) {
 		{"with blanks after each line", func(s string) string { return strings.ReplaceAll(s, "\n", "  \n") + "  " }},
 		{"with CRLF", func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }},
 		{"tab-indented", func(s string) string { return "\t" + strings.ReplaceAll(s, "\n", "\n\t") }},
+		{"quoted in a reply", func(s string) string { return "> " + strings.ReplaceAll(s, "\n", "\n> ") }},
+		{"quoted twice", func(s string) string { return "> > " + strings.ReplaceAll(s, "\n", "\n> > ") }},
 	}
 	for id, text := range texts {
 		want := Classify(Evidence{Err: text}, wildNow)

@@ -571,9 +571,9 @@ func detailsEnd(s string) int {
 	if !strings.HasPrefix(t, "└ ") {
 		return 0
 	}
-	end := 0
+	end, depth := 0, max(indentOf(s), 2) // a quoted paste indents them all
 	for n := 0; n < 3 && end < len(s); n++ {
-		if n > 0 && !strings.HasPrefix(s[end:], "  ") {
+		if n > 0 && indentOf(s[end:]) < depth {
 			break
 		}
 		nl := strings.IndexByte(s[end:], '\n')
