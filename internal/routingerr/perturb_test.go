@@ -28,8 +28,6 @@ var perturbations = []struct {
 	{"logged with the time in brackets", false, func(s string) string { return "[2026-11-30T10:00:00.123Z] [ERROR] " + s }},
 	{"in an agent exit", true, func(s string) string { return "Error: Claude Code process exited with code 1\nstderr: " + s }},
 	{"in ACP details", true, func(s string) string { return `Internal error: {"details": "` + s + `"}` }},
-	{"copied from Claude Code's TUI", false, func(s string) string { return "⎿  " + s }},
-	{"copied from the TUI and quoted in a reply", false, func(s string) string { return "> ⎿  " + s }},
 	{"under goose's retry boilerplate", true, func(s string) string {
 		return "Request failed: " + s + "\nPlease retry if you think this is a transient or recoverable error."
 	}},

@@ -395,8 +395,8 @@ func leadingStatus(raw string) (int, int) {
 }
 
 // statusLead is where a status may start on the line raw[ls:le]: after
-// blanks, then at most one of the glyphs and prefixes agents put before an
-// error, then blanks; -1 when the line is too short to hold one. named
+// blanks, then one of the glyphs and prefixes agents put before an error (a
+// second after "⎿"), then blanks; -1 when the line is too short to hold one. named
 // reports a lead that names the number a status ("HTTP 503: …"), after
 // which a colon may follow it too.
 func statusLead(raw string, ls, le int) (int, bool) {
@@ -406,26 +406,21 @@ func statusLead(raw string, ls, le int) (int, bool) {
 	for i < le && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '>' && (i+1 == le || raw[i+1] == ' ' || raw[i+1] == '>')) {
 		i++
 	}
-	named := false
-	for _, p := range statusLeads {
-		if strings.HasPrefix(raw[i:le], p) || len(p) > 1 && len(raw[i:le]) >= len(p) && strings.EqualFold(raw[i:i+len(p)], p) {
-			i += len(p)
-			named = p == "http " || p == "api error "
-			break
-		}
-	}
 	// The TUI's "⎿" may stand before another lead: "⎿  Error: 400 …",
 	// "⎿  API Error 429".
-	if strings.HasSuffix(raw[ls:i], "⎿") {
+	named := false
+	for pass := 0; pass < 2; pass++ {
+		p := leadAt(raw[i:le])
+		if p == "" {
+			break
+		}
+		i += len(p)
+		named = p == "http " || p == "api error "
+		if p != "⎿" {
+			break
+		}
 		for i < le && raw[i] == ' ' {
 			i++
-		}
-		for _, p := range statusLeads[1:] {
-			if len(p) > 1 && len(raw[i:le]) >= len(p) && strings.EqualFold(raw[i:i+len(p)], p) {
-				i += len(p)
-				named = p == "http " || p == "api error "
-				break
-			}
 		}
 	}
 	for i < le && raw[i] == ' ' {
@@ -435,6 +430,16 @@ func statusLead(raw string, ls, le int) (int, bool) {
 		return -1, false
 	}
 	return i, named
+}
+
+// leadAt is the lead of statusLeads that line opens with, or "".
+func leadAt(line string) string {
+	for _, p := range statusLeads {
+		if strings.HasPrefix(line, p) || len(p) > 1 && len(line) >= len(p) && strings.EqualFold(line[:len(p)], p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // statusLeads: the glyphs and prefixes before a leading status. "HTTP " is
