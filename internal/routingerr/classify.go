@@ -176,6 +176,11 @@ type scan struct {
 	// longLimit's answer, once asked: several rate-limit readings ask it
 	// of the same text.
 	longLimitDone, longLimitSeen bool
+
+	// lineWidths' answer, once asked: the widest line and how many line
+	// ends look like a wrap's.
+	widthsDone    bool
+	width, breaks int
 }
 
 func newScan(ev *Evidence, now time.Time) *scan {
@@ -208,7 +213,31 @@ func newScan(ev *Evidence, now time.Time) *scan {
 	s.leadGlyph = normalizeLow(s.buf)
 	// buf is not written again until release: share it rather than copy it.
 	s.low = unsafe.String(unsafe.SliceData(s.buf), len(s.buf))
+	s.unwrapLow()
 	return s
+}
+
+// unwrapLow turns each hard wrap of a long line (wrapContinues) into a
+// blank in low, so a line a terminal broke at its width reads as the one
+// line it was. Each decision reads its own line (from the newline before
+// it in raw) and the next line's first word, which earlier blanks do not
+// move.
+func (s *scan) unwrapLow() {
+	for ls := 0; ; {
+		j := strings.IndexByte(s.raw[ls:], '\n')
+		if j < 0 {
+			return
+		}
+		j += ls
+		// An escaped newline (normalizeLow) may have opened a line since.
+		if strings.IndexByte(s.low[ls:j], '\n') >= 0 {
+			ls += strings.LastIndexByte(s.low[ls:j], '\n') + 1
+		}
+		if s.wrapContinues(ls, j) {
+			s.buf[j] = ' '
+		}
+		ls = j + 1
+	}
 }
 
 // normalizeLow evens out, in the lowered text (offsets stay those of

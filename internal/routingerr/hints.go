@@ -210,7 +210,7 @@ func retryAfterHint(s *scan) (time.Duration, bool) {
 	// scan's keywords say so at no cost, where a 64 KiB log would otherwise
 	// be walked line by line.
 	if s.hasAnyKW(kwWrapPieces) {
-		if d, ok := wrappedTryAgain(s.low); ok {
+		if d, ok := wrappedTryAgain(s.raw, s.low); ok {
 			return clampHint(d)
 		}
 	}
@@ -862,11 +862,12 @@ func secondsThenRetry(s *scan) (time.Duration, bool) {
 // wrappedTryAgain finds "try again in 20s" and its kin cut by a terminal
 // wrap inside a word ("please try a\ngain after 1 seconds"): at each line
 // break between two letters, the words on both sides are joined. A wrap
-// between words is read by the keyword automaton already.
-func wrappedTryAgain(low string) (time.Duration, bool) {
+// between words is read by the keyword automaton already. The breaks are
+// raw's: low may have read a hard wrap as a blank (unwrapLow).
+func wrappedTryAgain(raw, low string) (time.Duration, bool) {
 	var buf [96]byte
 	for off, n := 0, 0; n < 64; n++ {
-		i := strings.IndexByte(low[off:], '\n')
+		i := strings.IndexByte(raw[off:], '\n')
 		if i < 0 {
 			return 0, false
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // perturbations are the ways a pasted or logged error differs from the
@@ -179,4 +180,74 @@ func realRows(t *testing.T) []wildRow {
 		rows = append(rows, loadRealRows(t, filepath.Base(d), map[string]string{})...)
 	}
 	return rows
+}
+
+// hardWrap breaks every line longer than width at its last blank before
+// width, as a terminal copy or an editor's hard wrap does.
+func hardWrap(text string, width int) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		for utf8.RuneCountInString(line) > width {
+			rs := []rune(line)
+			cut := strings.LastIndexByte(string(rs[:width]), ' ')
+			if cut <= 0 {
+				break // one word longer than the width: the terminal breaks it mid-word
+			}
+			out = append(out, line[:cut])
+			line = line[cut+1:]
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestHardWrappedRetryLinesStayRetries: a retry line a terminal wrapped
+// reads as the one line it was. Its wrapped tail saying "error" is not a
+// later error that ended the retries, and two messages are not joined.
+func TestHardWrappedRetryLinesStayRetries(t *testing.T) {
+	for _, c := range []struct{ name, text string }{
+		{"langchain at 80", "Retrying\nlangchain.embeddings.openai.embed_with_retry.<locals>._embed_with_retry in 4.0\nseconds as it raised RateLimitError: Rate limit reached for\ndefault-text-embedding-ada-002 in organization org-uIkxFSWUeCDpCsfzD5XWYLZ7 on\ntokens per min. Limit: 1000000 / min. Current: 837303 / min. Contact us through\nour help center at help.openai.com if you continue to have issues.."},
+		{"claude code at 80", "API Error (429 Too many tokens, please wait before trying again.) · Retrying in\n1 seconds… (attempt 1/10)"},
+		{"codex with its cause at 80", "Reconnecting... 2/5 (stream disconnected before completion: Connection reset by\npeer (os error 54))"},
+	} {
+		if got := Classify(Evidence{Err: c.text}, wildNow); got.Class != ClassInProgress {
+			t.Errorf("%s: %s (%s), want in_progress", c.name, got.Class, got.RuleID)
+		}
+	}
+	// Two messages of a wrapped text stay two: the retries ended.
+	for _, text := range []string{
+		"API Error (529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}) · Retrying in 34 seconds… (attempt 9/10)\nAPI Error (529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}) · Retrying in 38 seconds… (attempt 10/10)\nAPI Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+		"2026-11-30T10:00:00.123Z ERROR from shell.Get(): context deadline exceeded, retrying fetch\n2026-11-30T10:00:00.456Z ERROR invalid api key: the key was revoked, please sign in again before",
+	} {
+		if got := Classify(Evidence{Err: text}, wildNow); got.Class == ClassInProgress {
+			t.Errorf("%q: in_progress (%s), want the final error", text, got.RuleID)
+		}
+	}
+}
+
+// TestHardWrappedRealRows wraps every real row at 120 and at 80 columns:
+// the rows that then retry against their label are counted, and may not
+// grow: 5 at 120 and 11 at 80 when unwrapLow landed (the wrapped tail of a
+// Codex "└" detail, a two-line wrap with no sign that it is one); before it,
+// 15 and 26.
+func TestHardWrappedRealRows(t *testing.T) {
+	pol := NewPolicy(PolicyConfig{}, func() float64 { return 0 })
+	rows := realRows(t)
+	for _, c := range []struct{ width, maxDangerous int }{{120, 5}, {80, 11}} {
+		dangerous := 0
+		for _, r := range rows {
+			w := r
+			w.Text = hardWrap(r.Text, c.width)
+			if w.Text == r.Text {
+				continue
+			}
+			if measureWild(w, pol).dangerous && !measureWild(r, pol).dangerous {
+				dangerous++
+				t.Logf("wrapped at %d: %s retries against its label", c.width, r.ID)
+			}
+		}
+		if dangerous > c.maxDangerous {
+			t.Errorf("wrapped at %d: %d rows retry against their label, want at most %d", c.width, dangerous, c.maxDangerous)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	mbits "math/bits"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // band orders the rules: lower bands are tried first, and within a band the
@@ -650,6 +651,166 @@ func payloadEnd(low string, i int) int {
 	}
 	return -1
 }
+
+// wrapMin is the shortest line read as hard-wrapped: a terminal or an
+// editor breaks at 80 or 120 columns, and a short line ("Reconnecting...
+// 2/5") ended on its own.
+const wrapMin = 60
+
+// wrapContinues: the newline at j, ending the line from ls, is a hard
+// wrap of a long line copied out of a terminal ("…in 4.0 seconds as it
+// raised\nRateLimitError: Rate limit reached for …"), not the end of a
+// message. A greedy wrap breaks a line only where the next word would not
+// fit: the line and the next line's first word together run past the
+// widest line of the text. The next line goes on at the same indent, with a
+// word, not a glyph or a log's header.
+func (s *scan) wrapContinues(ls, j int) bool {
+	low := s.low
+	e := j // the line's end before a paste's trailing blanks
+	for e > ls && isBlank(low[e-1]) {
+		e--
+	}
+	if e == ls {
+		return false
+	}
+	// The wrapped part keeps the line's indent (a tab, a quote's "> "),
+	// or goes flush under a log's header or the "⎿" that opened the text
+	// (both blanks in low only), or under a tree's item.
+	if j+1 < len(low) && isBlank(low[j+1]) && s.raw[j+1] != low[j+1] && s.raw[j+1] != '>' {
+		return false // a log's header opens the next line: a new record (read first, as cheap)
+	}
+	in, nin := indentOf(low[ls:e]), indentOf(low[j+1:])
+	if nin != in && (nin > 0 || indentOf(s.raw[ls:e]) > 0 && (ls > 0 || s.leadGlyph < 0) && !treeLine(low[ls+in:e])) {
+		return false
+	}
+	if strings.TrimLeft(s.raw[j+1:j+1+nin], " \t>") != "" {
+		return false // a log's header (blanks in low): a new record
+	}
+	n := j + 1 + nin
+	if n >= len(low) || low[n] >= 0x80 || low[n] == '[' || low[n] == '{' {
+		return false // a glyph, a log's "[ERROR]", a JSON line: a new message
+	}
+	w := n
+	for w < len(low) && !isBlank(low[w]) {
+		w++
+	}
+	line, word := low[ls:e], columns(low[n:w])
+	// A line that stops at a word no message ends with ("…as it
+	// raised\nRateLimitError: …", "…Retrying in\n1 seconds…"), or with a
+	// parenthesis still open ("Reconnecting... 1/5 (stream disconnected
+	// before completion:\ntransport error: …)"), was wrapped. Not a brace
+	// or a string: a JSON value spans lines of its own.
+	sure := len(line) >= wrapMin/2 && slices.Contains(wrapOpenWords, lastWord(line)) ||
+		len(line) >= wrapMin && strings.Count(line, "(") > strings.Count(line, ")")
+	if !sure {
+		// Else a short line wraps only before a word as long as a line
+		// ("Retrying\nlangchain_google_genai.chat_models._achat_with_retry…").
+		if len(line) < wrapMin && word < wrapMin {
+			return false
+		}
+		// A line that ends a sentence or a block, or a next line that
+		// opens with a label ("google.api_core.exceptions.RetryError: …",
+		// "error: …", a log's "error=…" field) or a capital ("…(attempt
+		// 10/10)\nAPI Error: 529"), is two messages.
+		switch line[len(line)-1] {
+		case '.', '!', '?', ';', ')', ']', '}':
+			return false
+		}
+		if c := s.raw[n]; c >= 'A' && c <= 'Z' || wrapLabel(low[n:w]) || strings.Contains(low[n:w], "=") {
+			return false
+		}
+	}
+	width, breaks := s.lineWidths()
+	prev := columns(low[ls:j])
+	if prev+1+word <= width {
+		return false // the word would have fitted
+	}
+	// A long line of its own wraps only where the text wraps more than
+	// once (the widest line always seems to break, and a long line and a
+	// short one may be two messages).
+	return sure || len(line) < wrapMin || breaks >= 2 && prev >= width-wrapSlack
+}
+
+// lastWord is the run of ASCII letters that ends line, "" when a letter
+// stands before it that is not one (a path, a number).
+func lastWord(line string) string {
+	p := len(line)
+	for p > 0 && line[p-1] >= 'a' && line[p-1] <= 'z' {
+		p--
+	}
+	if p > 0 && line[p-1] != ' ' {
+		return ""
+	}
+	return line[p:]
+}
+
+// treeLine: the line is a TUI tree's item ("└ stream disconnected …",
+// "⎿  API Error …"); a terminal copy wraps it flush.
+func treeLine(line string) bool {
+	return strings.HasPrefix(line, "└") || strings.HasPrefix(line, "⎿")
+}
+
+// wrapLabel: word opens a new message, a logger's or an exception's
+// name before a colon ("error:", "openai.error.RateLimitError:"), not a
+// word of the wrapped sentence ("unauthorized:").
+func wrapLabel(word string) bool {
+	name, ok := strings.CutSuffix(word, ":")
+	return ok && (strings.ContainsAny(name, "._") || slices.Contains(logLabels, name))
+}
+
+var logLabels = []string{"error", "err", "warning", "warn", "info", "debug", "trace", "fatal", "panic",
+	"caused by", "exception", "traceback", "note", "hint", "details", "cause"}
+
+// wrapOpenWords end no message: a line that stops at one was wrapped.
+var wrapOpenWords = []string{"a", "an", "the", "to", "of", "in", "on", "at", "as", "by", "for", "from", "with",
+	"into", "and", "or", "but", "if", "when", "while", "than", "is", "are", "was", "were", "be", "been", "has",
+	"have", "had", "will", "can", "could", "would", "should", "raised", "that", "your", "our", "their", "this",
+	"its", "not"}
+
+// wrapSlack: how much shorter than the widest a wrapped line may run
+// (the longest word a wrap moves to the next line).
+const wrapSlack = 30
+
+// lineWidths: the widest line of the text in columns, and at how many
+// line ends a wrap may have broken: the line runs within wrapSlack of the
+// widest and the next line's first word would not have fitted on it.
+// Computed once, before unwrapLow blanks any line end.
+func (s *scan) lineWidths() (width, breaks int) {
+	if s.widthsDone {
+		return s.width, s.breaks
+	}
+	s.widthsDone = true
+	low := s.low
+	for ls := 0; ls < len(low); {
+		e := strings.IndexByte(low[ls:], '\n')
+		if e < 0 {
+			e = len(low) - ls
+		}
+		s.width = max(s.width, columns(low[ls:ls+e]))
+		ls += e + 1
+	}
+	for ls := 0; ls < len(low); {
+		e := strings.IndexByte(low[ls:], '\n')
+		if e < 0 {
+			break
+		}
+		c := columns(low[ls : ls+e])
+		n := ls + e + 1
+		n += indentOf(low[n:])
+		w := n
+		for w < len(low) && !isBlank(low[w]) {
+			w++
+		}
+		if c >= s.width-wrapSlack && c+1+columns(low[n:w]) > s.width {
+			s.breaks++
+		}
+		ls += e + 1
+	}
+	return s.width, s.breaks
+}
+
+// columns counts the runes of s (a wrap counts columns, not bytes).
+func columns(s string) int { return utf8.RuneCountInString(s) }
 
 // boxContinues: the newline at j wraps a line inside a drawn box
 // ("│ ✖  Attempt 3 failed with 5xx error. Retrying   │\n│    with backoff…"):
