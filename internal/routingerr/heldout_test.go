@@ -1285,3 +1285,15 @@ func TestHeldoutHundredNinth(t *testing.T) {
 	t.Parallel()
 	measureLaterSet(t, 109, "hundred-ninth held-out set")
 }
+
+// TestHeldoutHundredEleventh measures testdata/heldout111: 90 real errors
+// that users pasted into the trackers of Claude Code, Codex, Gemini CLI,
+// Qwen Code and opencode, of the less common kinds — MCP servers,
+// sandboxes, hooks, auth refresh, a retired client, compaction, stream
+// parse errors, unusual rate-limit wording — drawn from the search tool's
+// issues corpus and committed before the classifier saw them
+// (testdata/heldout111/README.md).
+func TestHeldoutHundredEleventh(t *testing.T) {
+	t.Parallel()
+	measureLaterSet(t, 111, "hundred-eleventh held-out set")
+}

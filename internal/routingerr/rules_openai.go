@@ -276,6 +276,29 @@ var openaiRules = []rule{
 	{id: "codex.sandbox_setup.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.85,
 		any: []string{"codex-linux-sandbox was required", "error running landlock",
 			"landlock was not able to fully enforce all sandbox rules"}},
+	// Codex's Windows sandbox that cannot be set up for this user: its
+	// helper's codes and the Win32 calls it reports failing with 5 (access
+	// denied), 740 (elevation) or 1223 (the UAC prompt declined) —
+	// "helper_sandbox_lock_failed … SetNamedSecurityInfoW sandbox dir
+	// failed: 5", "windows sandbox: runner error: CreateProcessAsUserW
+	// failed: 5", "failed to spawn codex-windows-sandbox-setup.exe",
+	// "helper_unknown_error: setup refresh had errors" (openai/codex issues,
+	// heldout111). Every command fails the same way until the sandbox's
+	// folders, the user's rights or the sandbox setting change: config, as
+	// codex.sandbox_setup.v1 (the host, not a permission the provider refused).
+	{id: "codex.windows_sandbox.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"windows sandbox", "helper_sandbox_lock_failed", "codex-windows-sandbox-setup", "setup refresh had errors",
+			"failed to launch setup helper", "setnamedsecurityinfow", "createprocessasuserw failed"}},
+	// bubblewrap, the Linux sandbox Claude Code and Codex run commands in,
+	// refused by the host: "bwrap: setting up uid map: Permission denied",
+	// "bwrap: Can't create file at …: Read-only file system"; or its shell
+	// missing: "bwrap: execvp /bin/bash: No such file or directory".
+	{id: "sandbox.bwrap_denied.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		all: []string{"bwrap: ", "permission denied"}},
+	{id: "sandbox.bwrap_read_only.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		all: []string{"bwrap: ", "read-only file system"}},
+	{id: "sandbox.bwrap_exec_missing.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		all: []string{"bwrap: execvp ", "no such file or directory"}},
 	// codex-rs's session storage at start (session_rollout_init_error.rs,
 	// as CodexErr::Fatal): "Codex cannot access session files at … (permission
 	// denied). … fix ownership: sudo chown …", "Session storage missing at

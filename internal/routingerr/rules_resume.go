@@ -19,6 +19,13 @@ var resumeRules = []rule{
 	// "Compaction failed · attached media exceeds size limits": an image or
 	// document in the history is over the API's limit and cannot be
 	// stripped, so every request with this history fails.
+	// Codex's remote compaction that came back empty: "Error running remote
+	// compact task: Fatal error: remote compaction v2 expected exactly one
+	// compaction output item, got 0 from 2 output items" (openai/codex
+	// issues, heldout111). The history was not reduced, and the next turn
+	// meets the same full context.
+	{id: "codex.remote_compaction_empty.v1", band: bandTerminal, code: "context_overflow", class: ClassTerminal, conf: 0.8,
+		any: []string{"expected exactly one compaction output item"}},
 	{id: "claude_code.compaction_media.v1", band: bandTerminal, code: "invalid_request", class: ClassTerminal, conf: 0.85,
 		any: []string{"attached media exceeds size limits"}},
 	// A resume of a session that does not exist: "No conversation found with

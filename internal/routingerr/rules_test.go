@@ -2082,6 +2082,36 @@ var ruleFixtures = map[string]struct{ pos, neg []Evidence }{
 		pos: []Evidence{txt("Not signed in. Please run 'codex login' to sign in with ChatGPT, then re-run 'codex cloud'.")},
 		neg: []Evidence{txt("Signed in. Run codex login to switch accounts.")},
 	},
+	"codex.windows_sandbox.v1": {
+		pos: []Evidence{txt("windows sandbox: runner error: CreateProcessAsUserW failed: 5"),
+			txt("Error: helper_sandbox_lock_failed\nDetails: SetNamedSecurityInfoW sandbox dir failed: 5"),
+			txt("setup refresh: failed to spawn codex-windows-sandbox-setup.exe: The requested operation requires elevation. (os error 740)")},
+		neg: []Evidence{txt("running commands without a sandbox on Windows"), txt("setup refreshed; helper started")},
+	},
+	"sandbox.bwrap_denied.v1": {
+		pos: []Evidence{txt("bwrap: setting up uid map: Permission denied")},
+		neg: []Evidence{txt("bwrap: setting up uid map"), txt("open /tmp/x: permission denied")},
+	},
+	"sandbox.bwrap_read_only.v1": {
+		pos: []Evidence{txt("bwrap: Can't create file at /home/u/.claude/x: Read-only file system")},
+		neg: []Evidence{txt("write /srv/x: read-only file system")},
+	},
+	"sandbox.bwrap_exec_missing.v1": {
+		pos: []Evidence{txt("bwrap: execvp /bin/zsh: No such file or directory")},
+		neg: []Evidence{txt("bwrap: execvp /bin/zsh"), txt("open /bin/zsh: no such file or directory")},
+	},
+	"codex.remote_compaction_empty.v1": {
+		pos: []Evidence{txt("Error running remote compact task: Fatal error: remote compaction v2 expected exactly one compaction output item, got 0 from 3 output items")},
+		neg: []Evidence{txt("remote compaction v2 returned one compaction output item")},
+	},
+	"claude_ai.mcp_unreachable.v1": {
+		pos: []Evidence{txt("Couldn't reach the MCP server. You can check the server URL and verify the server is running.")},
+		neg: []Evidence{txt("reached the MCP server")},
+	},
+	"claude_ai.mcp_authorization.v1": {
+		pos: []Evidence{txt("Authorization with the MCP server failed. You can check your credentials and permissions.")},
+		neg: []Evidence{txt("authorization with the MCP server succeeded")},
+	},
 	"codex.sandbox_setup.v1": {
 		pos: []Evidence{txt("codex-linux-sandbox was required but not provided"),
 			txt(`error running landlock: Io(Os { code: 1, kind: PermissionDenied, message: "Operation not permitted" })`),

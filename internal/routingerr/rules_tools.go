@@ -8,6 +8,15 @@ import (
 // Errors of the other coding tools and gateways, read from their sources
 // (testdata/catalogue/opencode.jsonl, kiro.jsonl).
 var toolRules = []rule{
+	// claude.ai's connector errors for a remote MCP server: "Couldn't reach
+	// the MCP server. You can check the server URL and verify the server is
+	// running." and "Authorization with the MCP server failed. You can check
+	// your credentials and permissions." (anthropics/claude-code issues,
+	// heldout111): the server's address or its credentials, the user's to fix.
+	{id: "claude_ai.mcp_unreachable.v1", band: bandUser, code: "config", class: ClassUserAction, conf: 0.8,
+		any: []string{"couldn't reach the mcp server", "couldn’t reach the mcp server"}},
+	{id: "claude_ai.mcp_authorization.v1", band: bandUser, code: "auth", class: ClassUserAction, conf: 0.8,
+		any: []string{"authorization with the mcp server failed"}},
 	// OpenCode Zen's free limit while opencode still retries it
 	// (session/retry.ts: retryable() turns a FreeUsageLimitError into the
 	// retry status "Free usage exceeded, subscribe to Go" with the action
